@@ -7,7 +7,6 @@ export type GatewayErrorType =
   | "authentication_error"
   | "permission_error"
   | "not_found_error"
-  | "method_not_allowed"
   | "request_too_large"
   | "rate_limit_error"
   | "api_error"

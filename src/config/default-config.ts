@@ -24,16 +24,16 @@ const simModel = (upstreamId: string, overrides: Partial<ModelConfig>): ModelCon
 export const DEFAULT_CONFIG: FileConfig = {
   providers: { sim: { kind: "sim" } },
   models: {
-    "sim-fast": simModel("sim-fast-1", {
+    "sim-fast": simModel("sim-fast", {
       efforts: ["off", "low", "medium", "high"],
       thinking: "manual",
       prices: { input: 0.25, output: 1.25, cacheRead: 0.025, cacheWrite: 0.3 },
     }),
-    "sim-normal": simModel("sim-normal-1", {}),
-    "sim-normal-b": simModel("sim-normal-2", {}),
-    "sim-smart": simModel("sim-smart-1", { prices: { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 } }),
-    "sim-smart-b": simModel("sim-smart-2", { prices: { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 } }),
-    "sim-max": simModel("sim-max-1", { prices: { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 } }),
+    "sim-normal": simModel("sim-normal", {}),
+    "sim-normal-b": simModel("sim-normal-b", {}),
+    "sim-smart": simModel("sim-smart", { prices: { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 } }),
+    "sim-smart-b": simModel("sim-smart-b", { prices: { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 } }),
+    "sim-max": simModel("sim-max", { prices: { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 } }),
   },
   tiers: {
     fast: {

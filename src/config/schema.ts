@@ -1,9 +1,10 @@
-import { Type as t, type Static } from "@sinclair/typebox";
+import { Type as t, type Static, type TLiteral, type TUnion } from "@sinclair/typebox";
 import { EFFORTS } from "../canonical/effort.ts";
 import { TIERS } from "../canonical/tier.ts";
 import { WIRE_FORMATS } from "../canonical/wire-format.ts";
 
-const literals = <T extends readonly string[]>(values: T) => t.Union(values.map((v) => t.Literal(v)));
+const literals = <T extends readonly string[]>(values: T): TUnion<TLiteral<T[number]>[]> =>
+  t.Union(values.map((v) => t.Literal(v)));
 
 export const WireFormatSchema = literals(WIRE_FORMATS);
 export const EffortSchema = literals(EFFORTS);
