@@ -1,0 +1,1 @@
+export { encodeOpenAIError as encodeResponsesError } from "../chat/encode-error.ts";

@@ -1,0 +1,30 @@
+import { PLAN_TIERS } from "../accounts/plans.ts";
+import type { Principal } from "../accounts/principal.ts";
+import { GatewayError } from "../canonical/gateway-error.ts";
+import { isTier, type Tier } from "../canonical/tier.ts";
+
+const DEFAULT_ALIASES = new Set(["", "auto", "default"]);
+
+/**
+ * The tier a request runs on: the tier named in `model`, or the account's default tier for an
+ * empty, `auto` or `default` model. A tier outside the plan is refused with the spec's 403.
+ */
+export function resolveTier(model: string | undefined, principal: Principal): Tier {
+  const name = (model ?? "").trim();
+  const available = PLAN_TIERS[principal.plan];
+  const tier = DEFAULT_ALIASES.has(name.toLowerCase()) ? principal.defaultTier : name;
+  if (!isTier(tier)) {
+    throw new GatewayError(404, "not_found_error", `model \`${name}\` not found; use a tier name: \`${available.join(", ")}\``, {
+      code: "model_not_found",
+      param: "model",
+    });
+  }
+  if (!available.includes(tier)) {
+    throw new GatewayError(
+      403,
+      "permission_error",
+      `the \`${tier}\` tier is not included in plan \`${principal.plan}\`; available: \`${available.join(", ")}\``,
+    );
+  }
+  return tier;
+}
