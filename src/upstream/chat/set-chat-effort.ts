@@ -1,0 +1,20 @@
+import type { Effort } from "../../canonical/effort.ts";
+import type { ModelConfig } from "../../config/schema.ts";
+import { clampEffort } from "../../routing/clamp-effort.ts";
+import type { EffortResult, JsonObject } from "../effort-result.ts";
+
+/** Gateway effort → OpenAI `reasoning_effort` value. */
+export function openAIEffortValue(effort: Effort): string {
+  return effort === "off" ? "none" : effort;
+}
+
+/** Sets `reasoning_effort` from the gateway's effort, replacing the client's. Mutates `body`. */
+export function setChatEffort(body: JsonObject, wanted: Effort, model: ModelConfig): EffortResult {
+  if (model.thinking === "none") {
+    delete body.reasoning_effort;
+    return { effort: "off", warnings: [] };
+  }
+  const effort = clampEffort(wanted, model.efforts);
+  body.reasoning_effort = openAIEffortValue(effort);
+  return { effort, warnings: [] };
+}

@@ -1,0 +1,165 @@
+import { GatewayError } from "../../canonical/gateway-error.ts";
+import type { WireFormat } from "../../canonical/wire-format.ts";
+import { classifyUpstreamError, upstreamErrorMessage } from "../classify-upstream-error.ts";
+import { isJsonObject } from "../effort-result.ts";
+import { readFirstEvent, type ByteReader, type SseEvent } from "../sse/read-first-event.ts";
+import { createModelRewriter } from "./create-model-rewriter.ts";
+
+export interface ForwardRequest {
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+  readonly stream: boolean;
+  /** Aborts the upstream call (the client went away). */
+  readonly signal: AbortSignal;
+  readonly format: WireFormat;
+  readonly upstreamModelId: string;
+  /** What the client sees in `model`. */
+  readonly tier: string;
+}
+
+export interface Forwarded {
+  readonly body: ReadableStream<Uint8Array> | string;
+  readonly contentType: string;
+}
+
+const unreachable = (reason: string): GatewayError =>
+  new GatewayError(502, "api_error", `upstream unreachable: ${reason}`, { retryable: true });
+
+/** An upstream event that reports a failure instead of content: each API's in-stream error shapes. */
+function inStreamFailure(event: SseEvent, parsed: unknown): GatewayError | undefined {
+  if (!isJsonObject(parsed)) return undefined;
+  const type = parsed.type;
+  if (event.event === "error" || type === "error" || type === "response.failed" || (type === undefined && "error" in parsed)) {
+    const inner = isJsonObject(parsed.error) ? parsed.error : isJsonObject(parsed.response) ? parsed.response.error : undefined;
+    const kind = isJsonObject(inner) ? (inner.type ?? inner.code) : undefined;
+    const status = kind === "overloaded_error" || kind === "service_unavailable_error" ? 529 : kind === "rate_limit_error" ? 429 : 500;
+    return classifyUpstreamError(status, JSON.stringify({ error: { message: upstreamErrorMessage(parsed) ?? upstreamErrorMessage(parsed.response) } }), null);
+  }
+  return undefined;
+}
+
+/** Checks the first event before anything is committed to the client: a failure here may still fail over. */
+function checkFirstEvent(event: SseEvent): void {
+  if (event.data === "[DONE]") throw new GatewayError(502, "api_error", "upstream stream ended before any content", { retryable: true });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(event.data);
+  } catch {
+    throw new GatewayError(502, "api_error", "upstream sent a malformed first event", { retryable: true });
+  }
+  const failure = inStreamFailure(event, parsed);
+  if (failure) throw failure;
+}
+
+async function openUpstream(request: ForwardRequest): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(request.url, { method: "POST", headers: request.headers, body: request.body, signal: request.signal });
+  } catch (error) {
+    if (request.signal.aborted) throw new GatewayError(499, "api_error", "client closed the request");
+    throw unreachable(error instanceof Error ? error.message : String(error));
+  }
+  if (!response.ok) {
+    const text = await response.text().catch(() => "");
+    throw classifyUpstreamError(response.status, text, response.headers.get("retry-after"));
+  }
+  return response;
+}
+
+function pipeStream(
+  reader: ByteReader,
+  first: Buffer,
+  request: ForwardRequest,
+): ReadableStream<Uint8Array> {
+  const rewriter = createModelRewriter(request.upstreamModelId, request.tier);
+  // Messages streams name the model once (message_start); after it, bytes pass through untouched.
+  const rewriteEveryChunk = request.format !== "messages" && request.upstreamModelId !== request.tier;
+  let raw = request.upstreamModelId === request.tier;
+  let pending: Buffer | undefined = first;
+
+  const transform = (chunk: Uint8Array): Uint8Array => {
+    if (raw) return chunk;
+    const out = rewriter.push(chunk);
+    if (!rewriteEveryChunk && rewriter.rewritten > 0) {
+      const rest = rewriter.flush();
+      raw = true;
+      return rest.length === 0 ? out : Buffer.concat([out, rest]);
+    }
+    return out;
+  };
+
+  return new ReadableStream<Uint8Array>({
+    pull: async (controller) => {
+      if (pending) {
+        const out = transform(pending);
+        pending = undefined;
+        if (out.byteLength > 0) {
+          controller.enqueue(out);
+          return;
+        }
+      }
+      for (;;) {
+        let result: Awaited<ReturnType<ByteReader["read"]>>;
+        try {
+          result = await reader.read();
+        } catch (error) {
+          controller.error(error);
+          return;
+        }
+        if (result.done) {
+          const rest = raw ? Buffer.alloc(0) : rewriter.flush();
+          if (rest.length > 0) controller.enqueue(rest);
+          controller.close();
+          return;
+        }
+        const out = transform(result.value);
+        if (out.byteLength > 0) {
+          controller.enqueue(out);
+          return;
+        }
+      }
+    },
+    cancel: async (reason) => {
+      await reader.cancel(reason).catch(() => {});
+    },
+  });
+}
+
+/**
+ * Same-format fast path: the request goes upstream as the client sent it (model and effort already
+ * set), and the answer comes back byte for byte but for the `model` field, which shows the tier.
+ * For streams, nothing is committed until the first upstream event has arrived and is sound.
+ */
+export async function forwardSameFormat(request: ForwardRequest): Promise<Forwarded> {
+  const response = await openUpstream(request);
+  const contentType = response.headers.get("content-type") ?? "application/json";
+  if (!request.stream) {
+    const text = await response.text();
+    try {
+      JSON.parse(text);
+    } catch {
+      throw new GatewayError(502, "api_error", "upstream sent a malformed response body", { retryable: true });
+    }
+    const rewriter = createModelRewriter(request.upstreamModelId, request.tier);
+    const body = request.upstreamModelId === request.tier ? text : Buffer.concat([rewriter.push(Buffer.from(text)), rewriter.flush()]).toString("utf8");
+    return { body, contentType };
+  }
+  if (!contentType.includes("text/event-stream") || !response.body) {
+    await response.body?.cancel().catch(() => {});
+    throw new GatewayError(502, "api_error", "upstream did not answer with an event stream", { retryable: true });
+  }
+  const reader: ByteReader = response.body.getReader();
+  let first;
+  try {
+    first = await readFirstEvent(reader);
+    if (!first) throw new GatewayError(502, "api_error", "upstream closed the stream before the first event", { retryable: true });
+    checkFirstEvent(first.event);
+  } catch (error) {
+    await reader.cancel().catch(() => {});
+    if (error instanceof GatewayError) throw error;
+    if (request.signal.aborted) throw new GatewayError(499, "api_error", "client closed the request");
+    throw unreachable(error instanceof Error ? error.message : String(error));
+  }
+  return { body: pipeStream(reader, first.buffered, request), contentType: "text/event-stream; charset=utf-8" };
+}

@@ -1,0 +1,63 @@
+/** One parsed SSE event: its `event:` name (if any) and its joined `data:` lines. */
+export interface SseEvent {
+  readonly event: string | undefined;
+  readonly data: string;
+}
+
+const LF = 10;
+
+/** Index just past the first blank line (`\n\n` or `\r\n\r\n`), or -1 while none has arrived. */
+export function endOfFirstEvent(buffer: Uint8Array): number {
+  for (let i = 1; i < buffer.length; i++) {
+    if (buffer[i] !== LF) continue;
+    if (buffer[i - 1] === LF) return i + 1;
+    if (buffer[i - 1] === 13 && i >= 3 && buffer[i - 2] === LF) return i + 1;
+  }
+  return -1;
+}
+
+/** Parses the text of one SSE event block; comment lines (`:`) are skipped. */
+export function parseSseEvent(block: string): SseEvent {
+  let event: string | undefined;
+  const data: string[] = [];
+  for (const rawLine of block.split("\n")) {
+    const line = rawLine.endsWith("\r") ? rawLine.slice(0, -1) : rawLine;
+    if (line.startsWith("event:")) event = line.slice(6).trim();
+    else if (line.startsWith("data:")) data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
+  }
+  return { event, data: data.join("\n") };
+}
+
+/** The part of a stream reader the gateway uses (fetch bodies and test streams both fit). */
+export interface ByteReader {
+  read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
+  cancel(reason?: unknown): Promise<void>;
+}
+
+export interface FirstEvent {
+  /** Everything read so far, the first event and whatever followed it in the same chunks. */
+  readonly buffered: Buffer;
+  /** The first event that carries data (leading comments and empty blocks are skipped). */
+  readonly event: SseEvent;
+}
+
+/**
+ * Reads from an upstream stream until its first data-bearing event is complete. Returns null when
+ * the stream ends first. Nothing has gone to the client yet, so the caller may still fail over.
+ */
+export async function readFirstEvent(reader: ByteReader): Promise<FirstEvent | null> {
+  let buffered: Buffer = Buffer.alloc(0);
+  let scanned = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return null;
+    buffered = buffered.length === 0 ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : Buffer.concat([buffered, value]);
+    for (;;) {
+      const end = endOfFirstEvent(buffered.subarray(scanned));
+      if (end < 0) break;
+      const event = parseSseEvent(buffered.subarray(scanned, scanned + end).toString("utf8"));
+      scanned += end;
+      if (event.data !== "") return { buffered, event };
+    }
+  }
+}

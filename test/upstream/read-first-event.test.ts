@@ -1,0 +1,43 @@
+import { describe, expect, test } from "bun:test";
+import { endOfFirstEvent, parseSseEvent, readFirstEvent, type ByteReader } from "../../src/upstream/sse/read-first-event.ts";
+
+function readerOf(chunks: string[]): ByteReader {
+  const queue = chunks.map((c) => Buffer.from(c));
+  return {
+    read: async () => {
+      const value = queue.shift();
+      return value ? { done: false as const, value } : { done: true as const };
+    },
+    cancel: async () => {},
+  };
+}
+
+describe("SSE first event", () => {
+  test.each([
+    ["a\n\nb", 3],
+    ["a\r\n\r\nb", 5],
+    ["a\nb\n", -1],
+    ["", -1],
+  ])("endOfFirstEvent(%j) = %d", (text, expected) => {
+    expect(endOfFirstEvent(Buffer.from(text))).toBe(expected);
+  });
+
+  test.each([
+    ["event: message_start\ndata: {\"a\":1}", { event: "message_start", data: '{"a":1}' }],
+    ["data: [DONE]", { event: undefined, data: "[DONE]" }],
+    [": keep-alive\ndata:{\"b\":2}", { event: undefined, data: '{"b":2}' }],
+    ["event: x\r\ndata: 1\r\ndata: 2\r", { event: "x", data: "1\n2" }],
+  ])("parseSseEvent(%j)", (block, expected) => {
+    expect(parseSseEvent(block)).toEqual(expected);
+  });
+
+  test("waits across chunks and skips comment-only blocks", async () => {
+    const first = await readFirstEvent(readerOf([": ping\n\n", "event: a\nda", 'ta: {"x":1}\n\nevent: b\n']));
+    expect(first?.event).toEqual({ event: "a", data: '{"x":1}' });
+    expect(first?.buffered.toString()).toBe(': ping\n\nevent: a\ndata: {"x":1}\n\nevent: b\n');
+  });
+
+  test("null when the stream ends before an event", async () => {
+    expect(await readFirstEvent(readerOf(["event: a\n"]))).toBeNull();
+  });
+});
