@@ -1,0 +1,65 @@
+import { Elysia, type AnyElysia } from "elysia";
+import pkg from "../../package.json" with { type: "json" };
+import type { WireFormat } from "../canonical/wire-format.ts";
+import { GatewayError } from "../canonical/gateway-error.ts";
+import type { GatewayDeps } from "../pipeline/gateway-deps.ts";
+import { handleChatRequest } from "../pipeline/handle-chat-request.ts";
+import { handleCountTokens } from "../pipeline/handle-count-tokens.ts";
+import { handleGetModel, handleListModels } from "../pipeline/handle-models.ts";
+import { newRequestId } from "../pipeline/new-request-id.ts";
+import { formatOfHeaders, renderError } from "../pipeline/render-error.ts";
+
+/** Public routes and their methods, so a known path called with the wrong method answers 405, not 404. */
+const ROUTES: ReadonlyArray<readonly [RegExp, readonly string[]]> = [
+  [/^\/$/, ["GET", "HEAD"]],
+  [/^\/v1\/messages\/?$/, ["POST"]],
+  [/^\/v1\/messages\/count_tokens\/?$/, ["POST"]],
+  [/^\/v1\/chat\/completions\/?$/, ["POST"]],
+  [/^\/v1\/responses\/?$/, ["POST"]],
+  [/^\/v1\/models\/?$/, ["GET"]],
+  [/^\/v1\/models\/[^/]+\/?$/, ["GET"]],
+];
+
+function formatOfPath(path: string, headers: Headers): WireFormat {
+  if (path.startsWith("/v1/messages")) return "messages";
+  if (path.startsWith("/v1/chat") || path.startsWith("/v1/responses")) return "chat";
+  return formatOfHeaders(headers);
+}
+
+/** 404 for an unknown path, 405 (with `allow`) for a known one called with another method. */
+function unmatched(request: Request): Response {
+  const path = new URL(request.url).pathname;
+  const route = ROUTES.find(([pattern]) => pattern.test(path));
+  const error = route
+    ? new GatewayError(405, "invalid_request_error", `method ${request.method} is not allowed on ${path}; use ${route[1].join(" or ")}`, {
+        code: "method_not_allowed",
+        headers: { allow: route[1].join(", ") },
+      })
+    : new GatewayError(404, "not_found_error", `no such endpoint: ${request.method} ${path}`, { code: "not_found" });
+  return renderError(error, formatOfPath(path, request.headers), newRequestId());
+}
+
+const SERVICE = { name: "routelane", version: pkg.version };
+
+/**
+ * The HTTP surface. Routes only hand the raw request to one pipeline function each: the pipeline
+ * reads the body itself so that authentication comes first and every error has the caller's shape.
+ */
+export function createApp(deps: GatewayDeps, plugins: readonly AnyElysia[] = []): AnyElysia {
+  const app = new Elysia({ normalize: false })
+    .onError(({ code, request, error }) => {
+      if (code === "NOT_FOUND") return unmatched(request);
+      const path = new URL(request.url).pathname;
+      return renderError(error, formatOfPath(path, request.headers), newRequestId());
+    })
+    .get("/", () => Response.json(SERVICE))
+    .head("/", () => new Response(null, { headers: { "content-type": "application/json" } }))
+    .post("/v1/messages", ({ request }) => handleChatRequest("messages", request, deps), { parse: "none" })
+    .post("/v1/messages/count_tokens", ({ request }) => handleCountTokens(request, deps), { parse: "none" })
+    .post("/v1/chat/completions", ({ request }) => handleChatRequest("chat", request, deps), { parse: "none" })
+    .post("/v1/responses", ({ request }) => handleChatRequest("responses", request, deps), { parse: "none" })
+    .get("/v1/models", ({ request }) => handleListModels(request, deps))
+    .get("/v1/models/:id", ({ request, params }) => handleGetModel(request, params.id, deps));
+  for (const plugin of plugins) app.use(plugin);
+  return app;
+}

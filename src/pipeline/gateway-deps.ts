@@ -1,0 +1,10 @@
+import type { KeyAuthenticator } from "../accounts/principal.ts";
+import type { Config } from "../config/schema.ts";
+import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
+
+/** What the request pipeline needs from the running process. */
+export interface GatewayDeps {
+  readonly config: Config;
+  readonly authenticator: KeyAuthenticator;
+  readonly providers: Readonly<Record<string, ResolvedProvider>>;
+}

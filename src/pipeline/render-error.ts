@@ -1,0 +1,38 @@
+import { GatewayError } from "../canonical/gateway-error.ts";
+import type { WireFormat } from "../canonical/wire-format.ts";
+import { encodeOpenAIError } from "../formats/chat/encode-error.ts";
+import { encodeMessagesError } from "../formats/messages/encode-error.ts";
+
+/** Anything thrown that is not a GatewayError is a bug: log it (never a body or key) and answer 500. */
+export function toGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  console.error(JSON.stringify({ level: "error", msg: "unhandled error", error: error instanceof Error ? error.stack : String(error) }));
+  return new GatewayError(500, "api_error", "internal error");
+}
+
+/** Renders an error in the body shape of the format that was called. */
+export function renderError(
+  error: unknown,
+  format: WireFormat,
+  requestId: string,
+  headers: Record<string, string> = {},
+): Response {
+  const gatewayError = toGatewayError(error);
+  const body = format === "messages" ? encodeMessagesError(gatewayError, requestId) : encodeOpenAIError(gatewayError);
+  // 529 is the Messages API's "overloaded"; OpenAI-format clients know it as 503.
+  const status = format !== "messages" && gatewayError.status === 529 ? 503 : gatewayError.status;
+  return new Response(body, {
+    status,
+    headers: {
+      "content-type": "application/json",
+      "x-router-request-id": requestId,
+      ...headers,
+      ...gatewayError.headers,
+    },
+  });
+}
+
+/** The models endpoints and unknown paths have no format of their own: Messages shape when the caller speaks it. */
+export function formatOfHeaders(headers: Headers): WireFormat {
+  return headers.has("anthropic-version") ? "messages" : "chat";
+}
