@@ -1,0 +1,54 @@
+import { makeId } from "../make-id.ts";
+import type { SimAnswer, SimStop } from "../types.ts";
+import type { ChatInput } from "./read-chat-request.ts";
+
+const FINISH_REASONS: Record<SimStop, string> = { end: "stop", length: "length", stop_sequence: "stop", tool: "tool_calls" };
+
+export const chatFinishReason = (stop: SimStop): string => FINISH_REASONS[stop];
+
+/** Chat usage: `prompt_tokens` includes the cached tokens; completion includes reasoning. */
+export function chatUsage(input: ChatInput, answer: SimAnswer): Record<string, unknown> {
+  const { total, cacheRead } = input.usage;
+  return {
+    prompt_tokens: total,
+    completion_tokens: answer.outputTokens,
+    total_tokens: total + answer.outputTokens,
+    prompt_tokens_details: { cached_tokens: cacheRead, audio_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: answer.reasoningTokens,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
+  };
+}
+
+export function chatToolCalls(input: ChatInput, answer: SimAnswer): { id: string; type: "function"; function: { name: string; arguments: string } }[] {
+  return answer.toolCalls.map((call, i) => ({
+    id: makeId("call_", input.seed, i),
+    type: "function",
+    function: { name: call.name, arguments: call.arguments },
+  }));
+}
+
+/** A complete non-stream `chat.completion`. */
+export function buildChatBody(input: ChatInput, answer: SimAnswer, created: number): Record<string, unknown> {
+  const toolCalls = chatToolCalls(input, answer);
+  const message: Record<string, unknown> = {
+    role: "assistant",
+    content: answer.text === "" && toolCalls.length > 0 ? null : answer.text,
+    refusal: null,
+    annotations: [],
+  };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  return {
+    id: makeId("chatcmpl-", input.seed),
+    object: "chat.completion",
+    created,
+    model: input.model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: chatFinishReason(answer.stop) }],
+    usage: chatUsage(input, answer),
+    service_tier: "default",
+    system_fingerprint: null,
+  };
+}

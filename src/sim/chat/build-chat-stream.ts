@@ -1,0 +1,55 @@
+import { makeId } from "../make-id.ts";
+import { splitJson, splitText } from "../split-text.ts";
+import { sseData } from "../sse-frame.ts";
+import type { SimAnswer } from "../types.ts";
+import { chatFinishReason, chatToolCalls, chatUsage } from "./build-chat-body.ts";
+import type { ChatInput } from "./read-chat-request.ts";
+
+const DONE = "data: [DONE]\n\n";
+
+/**
+ * The Chat chunk sequence: role chunk, content deltas, tool-call deltas (id and name on the
+ * first fragment of each index), the finish chunk, the `choices: []` usage chunk when
+ * `include_usage` (earlier chunks then carry `usage: null`), and `[DONE]`.
+ */
+export function buildChatStream(input: ChatInput, answer: SimAnswer, created: number): string[] {
+  const id = makeId("chatcmpl-", input.seed);
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null): string => {
+    const body: Record<string, unknown> = {
+      id,
+      object: "chat.completion.chunk",
+      created,
+      model: input.model,
+      service_tier: "default",
+      system_fingerprint: null,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    };
+    if (input.includeUsage) body.usage = null;
+    return sseData(body);
+  };
+  const frames: string[] = [chunk({ role: "assistant", content: "", refusal: null }, null)];
+  for (const piece of splitText(answer.text)) frames.push(chunk({ content: piece }, null));
+  for (const [index, call] of chatToolCalls(input, answer).entries()) {
+    frames.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }, null));
+    for (const piece of splitJson(call.function.arguments)) {
+      frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, null));
+    }
+  }
+  frames.push(chunk({}, chatFinishReason(answer.stop)));
+  if (input.includeUsage) {
+    frames.push(
+      sseData({
+        id,
+        object: "chat.completion.chunk",
+        created,
+        model: input.model,
+        service_tier: "default",
+        system_fingerprint: null,
+        choices: [],
+        usage: chatUsage(input, answer),
+      }),
+    );
+  }
+  frames.push(DONE);
+  return frames;
+}

@@ -1,0 +1,35 @@
+import { resetAfter } from "./reset-after.ts";
+import type { SimDirective } from "./types.ts";
+
+const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" };
+const encoder = new TextEncoder();
+
+/** An SSE frame whose data is not valid JSON, for the `malformed` fault. */
+function breakFrame(frame: string): string {
+  const dataAt = frame.indexOf("data: ");
+  return `${dataAt >= 0 ? frame.slice(0, dataAt) : ""}data: {"type": broken\n\n`;
+}
+
+/**
+ * Sends pre-built SSE frames (each ends with a blank line) as one chunked body, applying the
+ * `malformedAt` and `cutAfterEvents` faults. A frame is one event; `[DONE]` and `ping` count too.
+ */
+export function sendEvents(frames: string[], fault: SimDirective, extraHeaders: Record<string, string> = {}): Response {
+  const headers = { ...SSE_HEADERS, ...extraHeaders };
+  if (fault.malformedAt !== undefined && fault.malformedAt < frames.length) {
+    const at = fault.malformedAt;
+    frames[at] = breakFrame(frames[at] ?? "");
+  }
+  if (fault.cutAfterEvents !== undefined && fault.cutAfterEvents < frames.length) {
+    return resetAfter(frames.slice(0, fault.cutAfterEvents).join(""), headers);
+  }
+  const bytes = encoder.encode(frames.join(""));
+  // A stream body (chunked, no content-length) as real SSE endpoints send.
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(bytes);
+      controller.close();
+    },
+  });
+  return new Response(body, { headers });
+}
