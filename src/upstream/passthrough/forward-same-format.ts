@@ -3,7 +3,9 @@ import type { WireFormat } from "../../canonical/wire-format.ts";
 import { classifyUpstreamError, upstreamErrorMessage } from "../classify-upstream-error.ts";
 import { isJsonObject } from "../effort-result.ts";
 import { readFirstEvent, type ByteReader, type SseEvent } from "../sse/read-first-event.ts";
+import { encodeStreamError } from "../../formats/encode-stream-error.ts";
 import { createModelRewriter } from "./create-model-rewriter.ts";
+import { createTerminalWatch } from "./create-terminal-watch.ts";
 
 export interface ForwardRequest {
   readonly url: string;
@@ -67,26 +69,53 @@ async function openUpstream(request: ForwardRequest): Promise<Response> {
   return response;
 }
 
-function pipeStream(
-  reader: ByteReader,
-  first: Buffer,
-  request: ForwardRequest,
-): ReadableStream<Uint8Array> {
+const SEQUENCE_FIELD = Buffer.from('"sequence_number":');
+
+/** The last Responses `sequence_number` in a chunk, so an appended error event continues the count. */
+function lastSequenceNumber(chunk: Uint8Array, previous: number): number {
+  const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  const at = bytes.lastIndexOf(SEQUENCE_FIELD);
+  if (at < 0) return previous;
+  const value = Number.parseInt(bytes.subarray(at + SEQUENCE_FIELD.length, at + SEQUENCE_FIELD.length + 12).toString("latin1"), 10);
+  return Number.isNaN(value) ? previous : value;
+}
+
+function pipeStream(reader: ByteReader, first: Buffer, request: ForwardRequest): ReadableStream<Uint8Array> {
   const rewriter = createModelRewriter(request.upstreamModelId, request.tier);
+  const watch = createTerminalWatch(request.format);
   // Messages streams name the model once (message_start); after it, bytes pass through untouched.
   const rewriteEveryChunk = request.format !== "messages" && request.upstreamModelId !== request.tier;
   let raw = request.upstreamModelId === request.tier;
   let pending: Buffer | undefined = first;
+  let sequence = -1;
 
   const transform = (chunk: Uint8Array): Uint8Array => {
-    if (raw) return chunk;
-    const out = rewriter.push(chunk);
-    if (!rewriteEveryChunk && rewriter.rewritten > 0) {
-      const rest = rewriter.flush();
-      raw = true;
-      return rest.length === 0 ? out : Buffer.concat([out, rest]);
+    let out = chunk;
+    if (!raw) {
+      out = rewriter.push(chunk);
+      if (!rewriteEveryChunk && rewriter.rewritten > 0) {
+        const rest = rewriter.flush();
+        raw = true;
+        if (rest.length > 0) out = Buffer.concat([out, rest]);
+      }
     }
+    watch.observe(out);
+    if (request.format === "responses") sequence = lastSequenceNumber(out, sequence);
     return out;
+  };
+
+  /** A stream never ends cleanly after a failure: the client gets the format's own error event. */
+  const finish = (controller: ReadableStreamDefaultController<Uint8Array>, failure: string | undefined): void => {
+    const rest = raw ? undefined : rewriter.flush();
+    if (rest && rest.length > 0) {
+      watch.observe(rest);
+      controller.enqueue(rest);
+    }
+    if (!watch.finished) {
+      const error = new GatewayError(502, "api_error", failure ?? "upstream stream ended before it was complete");
+      controller.enqueue(Buffer.from(encodeStreamError(request.format, error, sequence + 1)));
+    }
+    controller.close();
   };
 
   return new ReadableStream<Uint8Array>({
@@ -104,15 +133,11 @@ function pipeStream(
         try {
           result = await reader.read();
         } catch (error) {
-          controller.error(error);
-          return;
+          if (request.signal.aborted) return controller.close();
+          const code = error !== null && typeof error === "object" && "code" in error ? String(error.code) : "error";
+          return finish(controller, `upstream connection broke mid-stream (${code})`);
         }
-        if (result.done) {
-          const rest = raw ? Buffer.alloc(0) : rewriter.flush();
-          if (rest.length > 0) controller.enqueue(rest);
-          controller.close();
-          return;
-        }
+        if (result.done) return finish(controller, undefined);
         const out = transform(result.value);
         if (out.byteLength > 0) {
           controller.enqueue(out);
