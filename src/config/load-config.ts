@@ -12,6 +12,7 @@ type Env = Record<string, string | undefined>;
 
 const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
 const DEFAULT_KEY_CACHE_TTL_MS = 60_000;
+const DEFAULT_UPSTREAM_TIMEOUT_MS = 120_000;
 
 function parsePort(env: Env): number {
   const raw = env.PORT;
@@ -114,6 +115,7 @@ export function loadConfig(env: Env = process.env): Config {
     configPath,
     bodyLimitBytes: file.server?.bodyLimitBytes ?? DEFAULT_BODY_LIMIT,
     keyCacheTtlMs: file.server?.keyCacheTtlMs ?? DEFAULT_KEY_CACHE_TTL_MS,
+    upstreamTimeoutMs: file.server?.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
     providers: file.providers,
     models: file.models,
     tiers: file.tiers,

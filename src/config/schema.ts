@@ -106,6 +106,8 @@ export const FileConfigSchema = t.Object(
           bodyLimitBytes: t.Optional(t.Integer({ minimum: 1024 })),
           /** How long a key→account lookup may be served from memory without a database check, ms. */
           keyCacheTtlMs: t.Optional(t.Integer({ minimum: 0 })),
+          /** How long an upstream may take to its first event (stream) or whole body (non-stream), ms. */
+          upstreamTimeoutMs: t.Optional(t.Integer({ minimum: 1 })),
         },
         { additionalProperties: false },
       ),
@@ -128,6 +130,7 @@ export interface Config {
   readonly configPath: string | undefined;
   readonly bodyLimitBytes: number;
   readonly keyCacheTtlMs: number;
+  readonly upstreamTimeoutMs: number;
   readonly providers: Readonly<Record<string, Provider>>;
   readonly models: Readonly<Record<string, ModelConfig>>;
   readonly tiers: Readonly<Record<(typeof TIERS)[number], TierConfig>>;

@@ -74,6 +74,7 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
       body: JSON.stringify(body),
       stream,
       signal: request.signal,
+      timeoutMs: deps.config.upstreamTimeoutMs,
       format,
       upstreamModelId: route.model.upstreamId,
       tier,

@@ -8,8 +8,8 @@ import { startTestGateway, type TestGateway } from "../helpers/start-test-gatewa
 let gw: TestGateway;
 beforeAll(async () => {
   gw = await startTestGateway();
-});
-afterAll(() => gw.stop());
+}, 30_000);
+afterAll(() => gw.stop(), 30_000);
 
 const bodies = {
   "/v1/messages": { model: "normal", max_tokens: 64, messages: [{ role: "user", content: "hi" }] },

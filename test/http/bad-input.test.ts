@@ -8,8 +8,8 @@ beforeAll(async () => {
     fileConfig: { ...(await import("../../src/config/default-config.ts")).DEFAULT_CONFIG, server: { bodyLimitBytes: 64 * 1024 } },
   });
   ({ key } = await gw.account("Enterprise"));
-});
-afterAll(() => gw.stop());
+}, 30_000);
+afterAll(() => gw.stop(), 30_000);
 
 async function post(path: string, body: string | object, extra: Record<string, string> = {}) {
   const res = await fetch(gw.url + path, {

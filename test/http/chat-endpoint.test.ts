@@ -10,8 +10,8 @@ beforeAll(async () => {
   gw = await startTestGateway();
   ({ key } = await gw.account("Pro"));
   client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
-});
-afterAll(() => gw.stop());
+}, 30_000);
+afterAll(() => gw.stop(), 30_000);
 
 const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
   { role: "system", content: "You are terse." },

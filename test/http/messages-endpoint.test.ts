@@ -10,8 +10,8 @@ beforeAll(async () => {
   gw = await startTestGateway();
   ({ key } = await gw.account("Enterprise"));
   client = new Anthropic({ baseURL: gw.url, apiKey: key, maxRetries: 0 });
-});
-afterAll(() => gw.stop());
+}, 30_000);
+afterAll(() => gw.stop(), 30_000);
 
 const params = {
   model: "normal",

@@ -9,8 +9,8 @@ const keys: Record<string, string> = {};
 beforeAll(async () => {
   gw = await startTestGateway();
   for (const plan of ["Starter", "Pro", "Enterprise"] as const) keys[plan] = (await gw.account(plan)).key;
-});
-afterAll(() => gw.stop());
+}, 30_000);
+afterAll(() => gw.stop(), 30_000);
 
 const get = async (path: string, headers: Record<string, string>) => {
   const res = await fetch(gw.url + path, { headers });

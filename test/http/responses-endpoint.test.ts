@@ -9,8 +9,8 @@ beforeAll(async () => {
   gw = await startTestGateway();
   const { key } = await gw.account("Enterprise");
   client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
-});
-afterAll(() => gw.stop());
+}, 30_000);
+afterAll(() => gw.stop(), 30_000);
 
 describe("POST /v1/responses", () => {
   test("non-stream through the SDK", async () => {

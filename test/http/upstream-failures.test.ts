@@ -1,6 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
+import { DEFAULT_CONFIG } from "../../src/config/default-config.ts";
 import { rejectionOf } from "../helpers/rejection-of.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 
@@ -10,12 +11,12 @@ let anthropic: Anthropic;
 let openai: OpenAI;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startTestGateway({ fileConfig: { ...DEFAULT_CONFIG, server: { upstreamTimeoutMs: 1000 } } });
   ({ key } = await gw.account("Enterprise"));
   anthropic = new Anthropic({ baseURL: gw.url, apiKey: key, maxRetries: 0 });
   openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
-});
-afterAll(() => gw.stop());
+}, 30_000);
+afterAll(() => gw.stop(), 30_000);
 
 const ask = (text: string) => ({ model: "normal", max_tokens: 256, messages: [{ role: "user" as const, content: text }] });
 
@@ -63,6 +64,22 @@ describe("upstream errors before the first byte are mapped into the caller's for
   test("the fault header reaches the simulated upstream", async () => {
     const res = await post("/v1/responses", { model: "normal", input: "hi" }, { "x-sim-fault": "status=503" });
     expect(res.status).toBe(503);
+  });
+});
+
+describe("an upstream that does not answer in time", () => {
+  test.each([false, true])("stream %p → 504 timeout_error, not a hung connection", async (stream) => {
+    const res = await post("/v1/messages", { ...ask("hi [sim delay=5000]"), stream });
+    expect(res.status).toBe(504);
+    expect((JSON.parse(res.text) as { error: { type: string; message: string } }).error).toEqual({
+      type: "timeout_error",
+      message: "upstream did not answer within 1000 ms",
+    });
+  });
+
+  test("a delay within the deadline is just a slow answer", async () => {
+    const res = await post("/v1/chat/completions", { model: "normal", messages: [{ role: "user", content: "hi [sim delay=100]" }] });
+    expect(res.status).toBe(200);
   });
 });
 

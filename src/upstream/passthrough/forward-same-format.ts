@@ -14,6 +14,8 @@ export interface ForwardRequest {
   readonly stream: boolean;
   /** Aborts the upstream call (the client went away). */
   readonly signal: AbortSignal;
+  /** Deadline for the first event (stream) or the whole body (non-stream), ms. */
+  readonly timeoutMs: number;
   readonly format: WireFormat;
   readonly upstreamModelId: string;
   /** What the client sees in `model`. */
@@ -54,14 +56,19 @@ function checkFirstEvent(event: SseEvent): void {
   if (failure) throw failure;
 }
 
-async function openUpstream(request: ForwardRequest): Promise<Response> {
-  let response: Response;
-  try {
-    response = await fetch(request.url, { method: "POST", headers: request.headers, body: request.body, signal: request.signal });
-  } catch (error) {
-    if (request.signal.aborted) throw new GatewayError(499, "api_error", "client closed the request");
-    throw unreachable(error instanceof Error ? error.message : String(error));
-  }
+const timedOut = (ms: number): GatewayError =>
+  new GatewayError(504, "timeout_error", `upstream did not answer within ${ms} ms`, { retryable: true });
+
+/** Why an upstream call failed before committing: the client left, the deadline passed, or the network. */
+function failureOf(error: unknown, request: ForwardRequest, deadline: AbortController): GatewayError {
+  if (error instanceof GatewayError) return error;
+  if (request.signal.aborted) return new GatewayError(499, "api_error", "client closed the request");
+  if (deadline.signal.aborted) return timedOut(request.timeoutMs);
+  return unreachable(error instanceof Error ? error.message : String(error));
+}
+
+async function openUpstream(request: ForwardRequest, signal: AbortSignal): Promise<Response> {
+  const response = await fetch(request.url, { method: "POST", headers: request.headers, body: request.body, signal });
   if (!response.ok) {
     const text = await response.text().catch(() => "");
     throw classifyUpstreamError(response.status, text, response.headers.get("retry-after"));
@@ -157,34 +164,52 @@ function pipeStream(reader: ByteReader, first: Buffer, request: ForwardRequest):
  * For streams, nothing is committed until the first upstream event has arrived and is sound.
  */
 export async function forwardSameFormat(request: ForwardRequest): Promise<Forwarded> {
-  const response = await openUpstream(request);
-  const contentType = response.headers.get("content-type") ?? "application/json";
-  if (!request.stream) {
-    const text = await response.text();
-    try {
-      JSON.parse(text);
-    } catch {
-      throw new GatewayError(502, "api_error", "upstream sent a malformed response body", { retryable: true });
-    }
-    const rewriter = createModelRewriter(request.upstreamModelId, request.tier);
-    const body = request.upstreamModelId === request.tier ? text : Buffer.concat([rewriter.push(Buffer.from(text)), rewriter.flush()]).toString("utf8");
-    return { body, contentType };
+  // One controller serves both causes of abort: the client leaving and the first-byte deadline.
+  const upstream = new AbortController();
+  const deadline = new AbortController();
+  const onClientGone = (): void => upstream.abort();
+  request.signal.addEventListener("abort", onClientGone, { once: true });
+  const timer = setTimeout(() => {
+    deadline.abort();
+    upstream.abort();
+  }, request.timeoutMs);
+  try {
+    const response = await openUpstream(request, upstream.signal);
+    return request.stream ? await startStream(response, request) : await readBody(response, request);
+  } catch (error) {
+    throw failureOf(error, request, deadline);
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+async function readBody(response: Response, request: ForwardRequest): Promise<Forwarded> {
+  const text = await response.text();
+  try {
+    JSON.parse(text);
+  } catch {
+    throw new GatewayError(502, "api_error", "upstream sent a malformed response body", { retryable: true });
+  }
+  if (request.upstreamModelId === request.tier) return { body: text, contentType: response.headers.get("content-type") ?? "application/json" };
+  const rewriter = createModelRewriter(request.upstreamModelId, request.tier);
+  const body = Buffer.concat([rewriter.push(Buffer.from(text)), rewriter.flush()]).toString("utf8");
+  return { body, contentType: response.headers.get("content-type") ?? "application/json" };
+}
+
+async function startStream(response: Response, request: ForwardRequest): Promise<Forwarded> {
+  const contentType = response.headers.get("content-type") ?? "";
   if (!contentType.includes("text/event-stream") || !response.body) {
     await response.body?.cancel().catch(() => {});
     throw new GatewayError(502, "api_error", "upstream did not answer with an event stream", { retryable: true });
   }
   const reader: ByteReader = response.body.getReader();
-  let first;
   try {
-    first = await readFirstEvent(reader);
+    const first = await readFirstEvent(reader);
     if (!first) throw new GatewayError(502, "api_error", "upstream closed the stream before the first event", { retryable: true });
     checkFirstEvent(first.event);
+    return { body: pipeStream(reader, first.buffered, request), contentType: "text/event-stream; charset=utf-8" };
   } catch (error) {
     await reader.cancel().catch(() => {});
-    if (error instanceof GatewayError) throw error;
-    if (request.signal.aborted) throw new GatewayError(499, "api_error", "client closed the request");
-    throw unreachable(error instanceof Error ? error.message : String(error));
+    throw error;
   }
-  return { body: pipeStream(reader, first.buffered, request), contentType: "text/event-stream; charset=utf-8" };
 }

@@ -1,0 +1,46 @@
+import type { Subprocess } from "bun";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dir, "..", "..");
+
+export interface SpawnedGateway {
+  readonly process: Subprocess<"ignore", "pipe", "pipe">;
+  readonly url: string;
+  /** Everything printed to stdout up to and including the listening line (and the key, if any). */
+  readonly startupLines: string[];
+}
+
+/** Reads a process's stdout line by line until `done` says enough. */
+async function readLinesUntil(stream: ReadableStream<Uint8Array>, done: (lines: string[]) => boolean): Promise<string[]> {
+  const lines: string[] = [];
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const reader = stream.getReader();
+  while (!done(lines)) {
+    const { value, done: ended } = await reader.read();
+    if (ended) break;
+    buffer += decoder.decode(value, { stream: true });
+    const parts = buffer.split("\n");
+    buffer = parts.pop() ?? "";
+    lines.push(...parts);
+  }
+  reader.releaseLock();
+  return lines;
+}
+
+/** Starts `bun run src/main.ts` as users do and waits for it to listen (or exit). */
+export async function spawnGateway(env: Record<string, string | undefined>, waitForKey: boolean): Promise<SpawnedGateway> {
+  const childEnv: Record<string, string> = {};
+  for (const [name, value] of Object.entries({ ...process.env, ...env })) if (value !== undefined) childEnv[name] = value;
+  const child = Bun.spawn(["bun", "run", "src/main.ts"], { cwd: ROOT, env: childEnv, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const lines = await readLinesUntil(child.stdout, (seen) => {
+    const listening = seen.some((l) => l.includes("listening on"));
+    return listening && (!waitForKey || seen.some((l) => /^\s+rl_[A-Za-z0-9]+$/.test(l)));
+  });
+  const match = lines.map((l) => /listening on (http:\/\/\S+)/.exec(l)).find((m) => m);
+  if (!match) {
+    child.kill();
+    throw new Error(`gateway did not start: ${lines.join("\n")}\n${await new Response(child.stderr).text()}`);
+  }
+  return { process: child, url: match[1]!, startupLines: lines };
+}
