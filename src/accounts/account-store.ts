@@ -1,0 +1,250 @@
+import { and, asc, count, eq, isNull, sql } from "drizzle-orm";
+import { invalidRequest } from "../canonical/gateway-error.ts";
+import type { Tier } from "../canonical/tier.ts";
+import type { Database, DrizzleDatabase } from "../db/client.ts";
+import { accounts, apiKeys, type AccountRow } from "../db/schema/index.ts";
+import { toAccount, type Account } from "./account-view.ts";
+import { AUTH_CHANNEL, encodeAuthEvent, type AuthEvent } from "./auth-events.ts";
+import { generateApiKey, generateId } from "./generate-api-key.ts";
+import { PLAN_TIERS, type Plan } from "./plans.ts";
+
+export type { Account } from "./account-view.ts";
+
+/** A freshly issued key: the only moment the secret exists outside the client. */
+export interface IssuedKey {
+  readonly id: string;
+  readonly key: string;
+  readonly prefix: string;
+  readonly createdAt: Date;
+}
+
+/** A key as listed: never the key or its hash. */
+export interface KeyInfo {
+  readonly id: string;
+  readonly prefix: string;
+  readonly createdAt: Date;
+  readonly lastUsedAt: Date | null;
+  readonly revokedAt: Date | null;
+}
+
+export interface RevokedKey {
+  readonly id: string;
+  readonly accountId: string;
+  readonly revokedAt: Date;
+}
+
+export interface NewAccount {
+  readonly plan: Plan;
+  /** Default `normal`; must be a tier of the plan. */
+  readonly defaultTier?: Tier | undefined;
+  readonly email?: string | null | undefined;
+}
+
+/** Per-account limits; only Enterprise accounts have them. null = no cap, absent = unchanged. */
+export interface LimitsPatch {
+  readonly requestsPerMinute?: number | null | undefined;
+  readonly concurrentRequests?: number | null | undefined;
+  readonly tokensPerMonth?: number | null | undefined;
+}
+
+export interface AccountPatch {
+  readonly plan?: Plan | undefined;
+  readonly defaultTier?: Tier | undefined;
+  readonly limits?: LimitsPatch | undefined;
+}
+
+/**
+ * Every operator verb on accounts and keys. Each change is announced on AUTH_CHANNEL after it
+ * commits, so key caches on every instance drop what it touched. Rule violations (a tier outside
+ * the plan, limits on a plan without them) throw a 400 GatewayError whose `param` names the field.
+ */
+export interface AccountStore {
+  createAccount(input: NewAccount): Promise<{ account: Account; key: IssuedKey }>;
+  getAccount(accountId: string): Promise<Account | null>;
+  countAccounts(): Promise<number>;
+  /** null when the account does not exist. */
+  issueKey(accountId: string): Promise<IssuedKey | null>;
+  /** Registers the hash of a key issued elsewhere (e.g. an older-prefix key being carried over). */
+  importKeyHash(accountId: string, keyHash: string, prefix: string): Promise<KeyInfo | null>;
+  listKeys(accountId: string): Promise<KeyInfo[] | null>;
+  /** Idempotent: revoking a revoked key answers its first revocation time. null when unknown. */
+  revokeKey(keyId: string): Promise<RevokedKey | null>;
+  setSuspended(accountId: string, suspended: boolean): Promise<Account | null>;
+  updateAccount(accountId: string, patch: AccountPatch): Promise<Account | null>;
+}
+
+type Executor = Pick<DrizzleDatabase, "insert">;
+
+export function assertTierInPlan(plan: Plan, tier: Tier, field = "default_tier"): void {
+  if (!PLAN_TIERS[plan].includes(tier)) {
+    throw invalidRequest(
+      `${field}: tier ${tier} is not included in plan ${plan}; available: ${PLAN_TIERS[plan].join(", ")}`,
+      field,
+    );
+  }
+}
+
+/** Inserts an account and its first key; shared with the demo seed, which runs it under a lock. */
+export async function insertAccountWithKey(
+  executor: Executor,
+  input: NewAccount,
+): Promise<{ row: AccountRow; key: IssuedKey }> {
+  const defaultTier = input.defaultTier ?? "normal";
+  assertTierInPlan(input.plan, defaultTier);
+  const [row] = await executor
+    .insert(accounts)
+    .values({ id: generateId("acct_"), plan: input.plan, defaultTier, email: input.email ?? null })
+    .returning();
+  if (!row) throw new Error("account insert returned no row");
+  const key = await insertKey(executor, row.id);
+  return { row, key };
+}
+
+async function insertKey(executor: Executor, accountId: string): Promise<IssuedKey> {
+  const generated = generateApiKey();
+  const [row] = await executor
+    .insert(apiKeys)
+    .values({ id: generateId("key_"), accountId, keyHash: generated.hash, prefix: generated.prefix })
+    .returning({ id: apiKeys.id, createdAt: apiKeys.createdAt });
+  if (!row) throw new Error("key insert returned no row");
+  return { id: row.id, key: generated.key, prefix: generated.prefix, createdAt: row.createdAt };
+}
+
+function toKeyInfo(row: { id: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null }): KeyInfo {
+  return { id: row.id, prefix: row.prefix, createdAt: row.createdAt, lastUsedAt: row.lastUsedAt, revokedAt: row.revokedAt };
+}
+
+export async function announce(database: Database, event: AuthEvent): Promise<void> {
+  await database.notify(AUTH_CHANNEL, encodeAuthEvent(event));
+}
+
+export function createAccountStore(database: Database): AccountStore {
+  const { db } = database;
+
+  const keyColumns = {
+    id: apiKeys.id,
+    prefix: apiKeys.prefix,
+    createdAt: apiKeys.createdAt,
+    lastUsedAt: apiKeys.lastUsedAt,
+    revokedAt: apiKeys.revokedAt,
+  };
+
+  async function accountExists(accountId: string): Promise<boolean> {
+    const rows = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId));
+    return rows.length > 0;
+  }
+
+  async function changeAccount(accountId: string, values: Partial<typeof accounts.$inferInsert>): Promise<Account | null> {
+    const [row] = await db
+      .update(accounts)
+      .set({ ...values, updatedAt: sql`now()` })
+      .where(eq(accounts.id, accountId))
+      .returning();
+    if (!row) return null;
+    await announce(database, { kind: "account", accountId });
+    return toAccount(row);
+  }
+
+  return {
+    async createAccount(input) {
+      const { row, key } = await db.transaction((tx) => insertAccountWithKey(tx, input));
+      await announce(database, { kind: "key-created", accountId: row.id });
+      return { account: toAccount(row), key };
+    },
+
+    async getAccount(accountId) {
+      const [row] = await db.select().from(accounts).where(eq(accounts.id, accountId));
+      return row ? toAccount(row) : null;
+    },
+
+    async countAccounts() {
+      const [row] = await db.select({ n: count() }).from(accounts);
+      return row?.n ?? 0;
+    },
+
+    async issueKey(accountId) {
+      if (!(await accountExists(accountId))) return null;
+      const key = await insertKey(db, accountId);
+      await announce(database, { kind: "key-created", accountId });
+      return key;
+    },
+
+    async importKeyHash(accountId, keyHash, prefix) {
+      if (!/^[0-9a-f]{64}$/.test(keyHash)) throw invalidRequest("key_hash: expected 64 lowercase hex characters", "key_hash");
+      if (!(await accountExists(accountId))) return null;
+      const [row] = await db
+        .insert(apiKeys)
+        .values({ id: generateId("key_"), accountId, keyHash, prefix })
+        .returning(keyColumns);
+      if (!row) throw new Error("key insert returned no row");
+      await announce(database, { kind: "key-created", accountId });
+      return toKeyInfo(row);
+    },
+
+    async listKeys(accountId) {
+      if (!(await accountExists(accountId))) return null;
+      const rows = await db
+        .select(keyColumns)
+        .from(apiKeys)
+        .where(eq(apiKeys.accountId, accountId))
+        .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
+      return rows.map(toKeyInfo);
+    },
+
+    async revokeKey(keyId) {
+      const [updated] = await db
+        .update(apiKeys)
+        .set({ revokedAt: sql`now()` })
+        .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+        .returning({ id: apiKeys.id, accountId: apiKeys.accountId, revokedAt: apiKeys.revokedAt });
+      const row =
+        updated ??
+        (
+          await db
+            .select({ id: apiKeys.id, accountId: apiKeys.accountId, revokedAt: apiKeys.revokedAt })
+            .from(apiKeys)
+            .where(eq(apiKeys.id, keyId))
+        )[0];
+      if (!row || !row.revokedAt) return null;
+      // Announced again on a repeat too: a retry after a failed notify must still reach everyone.
+      await announce(database, { kind: "key-revoked", accountId: row.accountId, keyId: row.id });
+      return { id: row.id, accountId: row.accountId, revokedAt: row.revokedAt };
+    },
+
+    setSuspended(accountId, suspended) {
+      return changeAccount(accountId, { suspended });
+    },
+
+    async updateAccount(accountId, patch) {
+      const row = await db.transaction(async (tx) => {
+        const [current] = await tx.select().from(accounts).where(eq(accounts.id, accountId)).for("update");
+        if (!current) return null;
+        const plan = patch.plan ?? current.plan;
+        const defaultTier = patch.defaultTier ?? current.defaultTier;
+        assertTierInPlan(plan, defaultTier);
+        const values: Partial<typeof accounts.$inferInsert> = { plan, defaultTier };
+        if (patch.limits !== undefined) {
+          if (plan !== "Enterprise") {
+            throw invalidRequest(`limits: per-account limits are only for Enterprise accounts (plan is ${plan})`, "limits");
+          }
+          const { requestsPerMinute, concurrentRequests, tokensPerMonth } = patch.limits;
+          if (requestsPerMinute !== undefined) values.requestsPerMinute = requestsPerMinute;
+          if (concurrentRequests !== undefined) values.concurrentRequests = concurrentRequests;
+          if (tokensPerMonth !== undefined) values.tokensPerMonth = tokensPerMonth;
+        } else if (plan !== "Enterprise") {
+          // Leaving Enterprise drops the custom limits, so a later upgrade starts uncapped, not stale.
+          Object.assign(values, { requestsPerMinute: null, concurrentRequests: null, tokensPerMonth: null });
+        }
+        const [updated] = await tx
+          .update(accounts)
+          .set({ ...values, updatedAt: sql`now()` })
+          .where(eq(accounts.id, accountId))
+          .returning();
+        return updated ?? null;
+      });
+      if (!row) return null;
+      await announce(database, { kind: "account", accountId });
+      return toAccount(row);
+    },
+  };
+}

@@ -1,0 +1,226 @@
+import { parseArgs } from "node:util";
+
+const USAGE = `Usage: bun run admin <command> [options]
+
+Commands:
+  accounts create --plan P [--default-tier T] [--email E]   create an account and its first key
+  accounts show ID                                          show an account and its effective limits
+  accounts suspend ID | accounts unsuspend ID
+  accounts update ID [--plan P] [--default-tier T]
+                     [--rpm N|none] [--concurrency N|none] [--monthly-tokens N|none]
+                                                            (limits: Enterprise only; none = no cap)
+  keys create ACCOUNT_ID                                    issue a key (printed once)
+  keys list ACCOUNT_ID                                      list keys (display prefixes only)
+  keys revoke KEY_ID
+  help
+
+Options:
+  --json        print the API's JSON answer instead of text
+  --url URL     gateway address (default $ROUTELANE_URL or http://127.0.0.1:8787)
+
+Environment: ROUTELANE_ADMIN_TOKEN (required), ROUTELANE_URL.`;
+
+const DEFAULT_URL = "http://127.0.0.1:8787";
+
+/** A failure reported as one line on stderr. */
+class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+interface Io {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+type Json = Record<string, unknown>;
+
+interface Api {
+  call(method: string, path: string, body?: unknown): Promise<Json>;
+}
+
+function createApi(baseUrl: string, token: string): Api {
+  return {
+    async call(method, path, body) {
+      const url = new URL(path, baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`).toString();
+      let response: Response;
+      try {
+        response = await fetch(url, {
+          method,
+          headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      } catch {
+        throw new CliError(`cannot reach ${baseUrl}`);
+      }
+      const text = await response.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      if (!response.ok) {
+        const message = (json as { error?: { message?: unknown } } | undefined)?.error?.message;
+        if (response.status === 404 && typeof message !== "string") {
+          throw new CliError(`HTTP 404 from ${baseUrl}: no admin API there (is ROUTELANE_ADMIN_TOKEN set on the server?)`);
+        }
+        throw new CliError(typeof message === "string" ? message : `HTTP ${response.status} from ${baseUrl}`);
+      }
+      if (typeof json !== "object" || json === null) throw new CliError(`unexpected answer from ${baseUrl} (not JSON)`);
+      return json as Json;
+    },
+  };
+}
+
+function parseLimit(flag: string, raw: string | undefined): number | null | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === "none") return null;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) {
+    throw new CliError(`--${flag}: expected a positive integer or "none", got "${raw}"`, 2);
+  }
+  return Number(raw);
+}
+
+const orDash = (value: unknown) => (value === null || value === undefined || value === "" ? "-" : String(value));
+const cap = (value: unknown, unit: string) => (value === null ? `no cap ${unit}` : `${value} ${unit}`);
+
+function formatAccount(a: Json): string[] {
+  const limits = (a.limits ?? {}) as Json;
+  return [
+    `id            ${a.id}`,
+    `plan          ${a.plan}`,
+    `default tier  ${a.default_tier}`,
+    `email         ${orDash(a.email)}`,
+    `suspended     ${a.suspended ? "yes" : "no"}`,
+    `limits        ${cap(limits.requests_per_minute, "requests/min")}, ${cap(limits.concurrent_requests, "concurrent")}, ${cap(limits.tokens_per_month, "tokens/month")}`,
+    `created       ${a.created_at}`,
+  ];
+}
+
+function formatKeys(keys: Json[]): string[] {
+  if (keys.length === 0) return ["no keys"];
+  const rows = [["ID", "PREFIX", "CREATED", "LAST USED", "REVOKED"], ...keys.map((k) => [k.id, `${k.prefix}…`, k.created_at, k.last_used_at, k.revoked_at].map(orDash))];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd());
+}
+
+function need(positionals: string[], index: number, what: string): string {
+  const value = positionals[index];
+  if (!value) throw new CliError(`missing ${what} (see: bun run admin help)`, 2);
+  return value;
+}
+
+/** Runs one command; returns the exit code. */
+export async function runAdminCli(argv: string[], env: Record<string, string | undefined>, io: Io): Promise<number> {
+  try {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+          json: { type: "boolean", default: false },
+          url: { type: "string" },
+          plan: { type: "string" },
+          "default-tier": { type: "string" },
+          email: { type: "string" },
+          rpm: { type: "string" },
+          concurrency: { type: "string" },
+          "monthly-tokens": { type: "string" },
+          help: { type: "boolean", short: "h", default: false },
+        },
+      });
+    } catch (err) {
+      throw new CliError(`${(err as Error).message} (see: bun run admin help)`, 2);
+    }
+    const { values, positionals } = parsed;
+    const [group, verb] = positionals;
+    if (values.help || group === undefined || group === "help") {
+      io.out(USAGE);
+      return 0;
+    }
+    const token = env.ROUTELANE_ADMIN_TOKEN;
+    if (!token) throw new CliError("ROUTELANE_ADMIN_TOKEN is not set", 2);
+    const api = createApi(values.url ?? (env.ROUTELANE_URL || DEFAULT_URL), token);
+    const show = (json: Json, lines: () => string[]) => {
+      io.out(values.json ? JSON.stringify(json, null, 2) : lines().join("\n"));
+      return 0;
+    };
+    const id = (what: string) => encodeURIComponent(need(positionals, 2, what));
+
+    switch (`${group} ${verb ?? ""}`) {
+      case "accounts create": {
+        if (!values.plan) throw new CliError("--plan is required (Starter, Pro or Enterprise)", 2);
+        const body: Json = { plan: values.plan };
+        if (values["default-tier"] !== undefined) body.default_tier = values["default-tier"];
+        if (values.email !== undefined) body.email = values.email;
+        const a = await api.call("POST", "admin/accounts", body);
+        return show(a, () => [
+          `created account ${a.id} (plan ${a.plan}, default tier ${a.default_tier})`,
+          `key ${orDash(a.key_id)}: ${a.key}`,
+          "store the key now: it is shown only once",
+        ]);
+      }
+      case "accounts show": {
+        const a = await api.call("GET", `admin/accounts/${id("account ID")}`);
+        return show(a, () => formatAccount(a));
+      }
+      case "accounts suspend":
+      case "accounts unsuspend": {
+        const a = await api.call("POST", `admin/accounts/${id("account ID")}/${verb}`);
+        return show(a, () => [`account ${a.id} ${a.suspended ? "suspended" : "active (not suspended)"}`]);
+      }
+      case "accounts update": {
+        const accountId = id("account ID");
+        const body: Json = {};
+        if (values.plan !== undefined) body.plan = values.plan;
+        if (values["default-tier"] !== undefined) body.default_tier = values["default-tier"];
+        const limits: Json = {};
+        const rpm = parseLimit("rpm", values.rpm);
+        const concurrency = parseLimit("concurrency", values.concurrency);
+        const monthly = parseLimit("monthly-tokens", values["monthly-tokens"]);
+        if (rpm !== undefined) limits.requests_per_minute = rpm;
+        if (concurrency !== undefined) limits.concurrent_requests = concurrency;
+        if (monthly !== undefined) limits.tokens_per_month = monthly;
+        if (Object.keys(limits).length > 0) body.limits = limits;
+        if (Object.keys(body).length === 0) throw new CliError("nothing to update: give --plan, --default-tier, --rpm, --concurrency or --monthly-tokens", 2);
+        const a = await api.call("PATCH", `admin/accounts/${accountId}`, body);
+        return show(a, () => ["updated", ...formatAccount(a)]);
+      }
+      case "keys create": {
+        const k = await api.call("POST", `admin/accounts/${id("account ID")}/keys`);
+        return show(k, () => [`key ${k.id}: ${k.key}`, "store the key now: it is shown only once"]);
+      }
+      case "keys list": {
+        const list = await api.call("GET", `admin/accounts/${id("account ID")}/keys`);
+        return show(list, () => formatKeys((list.data as Json[] | undefined) ?? []));
+      }
+      case "keys revoke": {
+        const k = await api.call("POST", `admin/keys/${id("key ID")}/revoke`);
+        return show(k, () => [`key ${k.id} revoked at ${k.revoked_at}`]);
+      }
+      default:
+        throw new CliError(`unknown command "${positionals.join(" ")}" (see: bun run admin help)`, 2);
+    }
+  } catch (err) {
+    if (err instanceof CliError) {
+      io.err(`error: ${err.message}`);
+      return err.exitCode;
+    }
+    io.err(`error: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  }
+}
+
+if (import.meta.main) {
+  const code = await runAdminCli(process.argv.slice(2), process.env, {
+    out: (line) => console.log(line),
+    err: (line) => console.error(line),
+  });
+  process.exit(code);
+}

@@ -1,0 +1,265 @@
+import { Value, ValueErrorType } from "@sinclair/typebox/value";
+import type { TLiteral, TUnion } from "@sinclair/typebox";
+import { Elysia, t, type TSchema } from "elysia";
+import { timingSafeEqual } from "node:crypto";
+import type { Account, AccountStore, KeyInfo } from "../../accounts/account-store.ts";
+import { PLANS } from "../../accounts/plans.ts";
+import { describeDbError } from "../../accounts/sanitize-db-error.ts";
+import { GatewayError } from "../../canonical/gateway-error.ts";
+import { TIERS } from "../../canonical/tier.ts";
+import type { Database } from "../../db/client.ts";
+
+export interface AdminRoutesDeps {
+  readonly database: Database;
+  /** ROUTELANE_ADMIN_TOKEN; unset or empty → no /admin route exists at all (404 from the app). */
+  readonly adminToken: string | undefined;
+  readonly accounts: AccountStore;
+}
+
+const literals = <T extends readonly string[]>(values: T) =>
+  t.Union(values.map((v) => t.Literal(v))) as unknown as TUnion<TLiteral<T[number]>[]>;
+const INT32_MAX = 2_147_483_647;
+const limit = (maximum: number) => t.Union([t.Integer({ minimum: 1, maximum }), t.Null()]);
+
+const CreateAccountBody = t.Object(
+  {
+    plan: literals(PLANS),
+    default_tier: t.Optional(literals(TIERS)),
+    email: t.Optional(t.Union([t.String({ pattern: "^[^@\\s]+@[^@\\s]+$", maxLength: 320 }), t.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+const UpdateAccountBody = t.Object(
+  {
+    plan: t.Optional(literals(PLANS)),
+    default_tier: t.Optional(literals(TIERS)),
+    limits: t.Optional(
+      t.Object(
+        {
+          requests_per_minute: t.Optional(limit(INT32_MAX)),
+          concurrent_requests: t.Optional(limit(INT32_MAX)),
+          tokens_per_month: t.Optional(limit(Number.MAX_SAFE_INTEGER)),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** What a field must be, said once per field so every failure names it the same way. */
+const FIELD_RULES: Record<string, string> = {
+  plan: `must be one of ${PLANS.join(", ")}`,
+  default_tier: `must be one of ${TIERS.join(", ")}`,
+  email: "must be an e-mail address or null",
+  limits: "must be an object with requests_per_minute, concurrent_requests and/or tokens_per_month",
+  "limits.requests_per_minute": "must be a positive integer or null (no cap)",
+  "limits.concurrent_requests": "must be a positive integer or null (no cap)",
+  "limits.tokens_per_month": "must be a positive integer or null (no cap)",
+};
+
+type ErrorType = "invalid_request_error" | "authentication_error" | "not_found_error" | "api_error";
+
+function errorResponse(status: number, type: ErrorType, message: string): Response {
+  return Response.json({ error: { message, type, code: type } }, { status });
+}
+
+const badRequest = (message: string) => errorResponse(400, "invalid_request_error", message);
+const notFound = (message: string) => errorResponse(404, "not_found_error", message);
+
+/** Validates with TypeBox; the first failure becomes one message that starts with the field's name. */
+function validate<S extends TSchema>(schema: S, value: unknown): { ok: true; value: S["static"] } | { ok: false; response: Response } {
+  if (Value.Check(schema, value)) return { ok: true, value: value as S["static"] };
+  const first = Value.Errors(schema, value).First();
+  if (!first || first.path === "") return { ok: false, response: badRequest("body: must be a JSON object") };
+  const field = first.path.slice(1).split("/").join(".");
+  let message: string;
+  if (first.type === ValueErrorType.ObjectAdditionalProperties) message = `${field}: unknown field`;
+  else if (first.type === ValueErrorType.ObjectRequiredProperty) message = `${field}: is required`;
+  else message = `${field}: ${FIELD_RULES[field] ?? first.message}`;
+  return { ok: false, response: badRequest(message) };
+}
+
+async function readJson(request: Request, required: boolean): Promise<{ ok: true; value: unknown } | { ok: false; response: Response }> {
+  const text = await request.text();
+  if (text.trim() === "") return required ? { ok: false, response: badRequest("body: a JSON object is required") } : { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, response: badRequest("body: not valid JSON") };
+  }
+}
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+function renderAccount(account: Account) {
+  return {
+    id: account.id,
+    plan: account.plan,
+    default_tier: account.defaultTier,
+    email: account.email,
+    suspended: account.suspended,
+    limits: {
+      requests_per_minute: account.limits.requestsPerMinute,
+      concurrent_requests: account.limits.concurrentRequests,
+      tokens_per_month: account.limits.tokensPerMonth,
+    },
+    created_at: account.createdAt.toISOString(),
+    updated_at: account.updatedAt.toISOString(),
+  };
+}
+
+function renderKey(key: KeyInfo) {
+  return {
+    id: key.id,
+    prefix: key.prefix,
+    created_at: iso(key.createdAt),
+    last_used_at: iso(key.lastUsedAt),
+    revoked_at: iso(key.revokedAt),
+  };
+}
+
+/** Compares fixed-length digests so neither the length nor the content of the token leaks through timing. */
+function createTokenCheck(expected: string): (request: Request) => boolean {
+  const digest = (value: string) => new Bun.CryptoHasher("sha256").update(value).digest();
+  const expectedDigest = digest(expected);
+  return (request) => {
+    const header = request.headers.get("authorization") ?? "";
+    const match = /^Bearer\s+(.+)$/i.exec(header);
+    const presented = digest(match?.[1]?.trim() ?? "");
+    return timingSafeEqual(presented, expectedDigest) && match !== null;
+  };
+}
+
+type Handler = (request: Request, params: Record<string, string>) => Promise<Response>;
+
+/**
+ * The operator API under /admin. Every answer, errors included, is a Response built here, so an
+ * app-wide error handler cannot reshape it.
+ */
+export function adminRoutes(deps: AdminRoutesDeps): Elysia {
+  const app = new Elysia();
+  if (!deps.adminToken) return app;
+  const authorised = createTokenCheck(deps.adminToken);
+  const store = deps.accounts;
+
+  const guard =
+    (handler: Handler) =>
+    async ({ request, params }: { request: Request; params: Record<string, string> }): Promise<Response> => {
+      if (!authorised(request)) return errorResponse(401, "authentication_error", "invalid or missing admin token");
+      try {
+        return await handler(request, params);
+      } catch (err) {
+        if (err instanceof GatewayError && err.status === 400) return badRequest(err.message);
+        console.error(`admin ${request.method} ${new URL(request.url).pathname} failed: ${describeDbError(err)}`);
+        return errorResponse(500, "api_error", "internal error");
+      }
+    };
+  const noBody = { parse: "none" as const };
+  const accountNotFound = (id: string) => notFound(`account ${id} not found`);
+
+  const routes = app
+    .post(
+      "/admin/accounts",
+      guard(async (request) => {
+        const body = await readJson(request, true);
+        if (!body.ok) return body.response;
+        const input = validate(CreateAccountBody, body.value);
+        if (!input.ok) return input.response;
+        const { account, key } = await store.createAccount({
+          plan: input.value.plan,
+          defaultTier: input.value.default_tier,
+          email: input.value.email ?? null,
+        });
+        return Response.json(
+          { id: account.id, plan: account.plan, default_tier: account.defaultTier, key: key.key, key_id: key.id, key_prefix: key.prefix },
+          { status: 201 },
+        );
+      }),
+      noBody,
+    )
+    .get(
+      "/admin/accounts/:id",
+      guard(async (_request, { id = "" }) => {
+        const account = await store.getAccount(id);
+        return account ? Response.json(renderAccount(account)) : accountNotFound(id);
+      }),
+      noBody,
+    )
+    .patch(
+      "/admin/accounts/:id",
+      guard(async (request, { id = "" }) => {
+        const body = await readJson(request, true);
+        if (!body.ok) return body.response;
+        const input = validate(UpdateAccountBody, body.value);
+        if (!input.ok) return input.response;
+        const { plan, default_tier, limits } = input.value;
+        const account = await store.updateAccount(id, {
+          plan,
+          defaultTier: default_tier,
+          limits: limits && {
+            requestsPerMinute: limits.requests_per_minute,
+            concurrentRequests: limits.concurrent_requests,
+            tokensPerMonth: limits.tokens_per_month,
+          },
+        });
+        return account ? Response.json(renderAccount(account)) : accountNotFound(id);
+      }),
+      noBody,
+    )
+    .post(
+      "/admin/accounts/:id/suspend",
+      guard(async (_request, { id = "" }) => {
+        const account = await store.setSuspended(id, true);
+        return account ? Response.json(renderAccount(account)) : accountNotFound(id);
+      }),
+      noBody,
+    )
+    .post(
+      "/admin/accounts/:id/unsuspend",
+      guard(async (_request, { id = "" }) => {
+        const account = await store.setSuspended(id, false);
+        return account ? Response.json(renderAccount(account)) : accountNotFound(id);
+      }),
+      noBody,
+    )
+    .post(
+      "/admin/accounts/:id/keys",
+      guard(async (_request, { id = "" }) => {
+        const key = await store.issueKey(id);
+        if (!key) return accountNotFound(id);
+        return Response.json({ id: key.id, key: key.key, prefix: key.prefix, created_at: iso(key.createdAt) }, { status: 201 });
+      }),
+      noBody,
+    )
+    .get(
+      "/admin/accounts/:id/keys",
+      guard(async (_request, { id = "" }) => {
+        const keys = await store.listKeys(id);
+        return keys ? Response.json({ data: keys.map(renderKey) }) : accountNotFound(id);
+      }),
+      noBody,
+    )
+    .post(
+      "/admin/keys/:key_id/revoke",
+      guard(async (_request, { key_id = "" }) => {
+        const revoked = await store.revokeKey(key_id);
+        if (!revoked) return notFound(`key ${key_id} not found`);
+        return Response.json({ id: revoked.id, revoked_at: iso(revoked.revokedAt) });
+      }),
+      noBody,
+    )
+    .all(
+      "/admin",
+      guard(async () => notFound("no such admin endpoint")),
+      noBody,
+    )
+    .all(
+      "/admin/*",
+      guard(async (request) => notFound(`no such admin endpoint: ${request.method} ${new URL(request.url).pathname}`)),
+      noBody,
+    );
+  // One plain type for both cases (with and without routes), so callers can `.use()` either.
+  return routes as unknown as Elysia;
+}
