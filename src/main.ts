@@ -1,10 +1,10 @@
 import { ConfigError, loadConfig } from "./config/load-config.ts";
-import { startGateway } from "./start-gateway.ts";
+import type { Config } from "./config/schema.ts";
+import { startGateway, type RunningGateway } from "./start-gateway.ts";
 
-async function main(): Promise<void> {
-  let config;
+function configOrExit(): Config {
   try {
-    config = loadConfig(process.env);
+    return loadConfig(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`routelane: bad setting: ${error.message}`);
@@ -12,25 +12,41 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const gateway = await startGateway(config);
+}
+
+/**
+ * Signal handlers go in before anything is printed: a supervisor that reads "listening" and
+ * stops the process at once must get a clean shutdown, not the default kill. A second signal
+ * exits at once.
+ */
+function handleSignals(started: Promise<RunningGateway>): void {
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    console.log(`routelane: ${signal} received, shutting down`);
+    started
+      .then((gateway) => gateway.stop())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+async function main(): Promise<void> {
+  const config = configOrExit();
+  const started = startGateway(config);
+  handleSignals(started);
+  const gateway = await started;
   const database = config.databaseUrl ? "postgres" : `pglite (${config.dataDir})`;
   console.log(`routelane listening on ${gateway.url} (database: ${database}${gateway.sim ? `, simulated upstream: ${gateway.sim.url}` : ""})`);
   if (gateway.demoKey) {
     console.log(`demo Enterprise account created; its API key (shown once, also in ${config.dataDir}/demo-key.txt):`);
     console.log(`  ${gateway.demoKey}`);
   }
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    console.log(`routelane: ${signal} received, shutting down`);
-    gateway.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on("SIGINT", () => stop("SIGINT"));
-  process.on("SIGTERM", () => stop("SIGTERM"));
 }
 
 await main().catch((error: unknown) => {
