@@ -1,0 +1,67 @@
+import { compareTargets, type Comparison } from "./compare-targets.ts";
+import type { LoadResult } from "./load-result.ts";
+import type { BenchFormat, BenchMode, BenchTarget, Scenario } from "./scenarios.ts";
+
+export interface BenchMeta {
+  readonly tool: "wrk" | "builtin";
+  readonly connections: number;
+  readonly durationSec: number;
+  readonly bunVersion: string;
+  readonly nproc: number;
+  readonly startedAt: string;
+  /** 1-minute load average when the run started: above nproc, other programs skew the numbers. */
+  readonly loadAverage: number;
+}
+
+export interface ScenarioResult extends LoadResult {
+  readonly id: string;
+  readonly format: BenchFormat;
+  readonly mode: BenchMode;
+  readonly target: BenchTarget;
+  /** CPU µs the target's own server process spent per request (direct: sim, bare: proxy, gateway: gateway). */
+  readonly cpuUsPerRequest: number | undefined;
+}
+
+/** One report table: a format and mode, its rows, and the gateway/bare comparison when both ran. */
+export interface ReportGroup {
+  readonly format: BenchFormat;
+  readonly mode: BenchMode;
+  readonly rows: readonly ScenarioResult[];
+  readonly comparison: Comparison | undefined;
+  /** Gateway CPU per request minus the bare proxy's, µs: the gateway's own cost, independent of contention. */
+  readonly addedCpuUsPerRequest: number | undefined;
+}
+
+export interface BenchReport {
+  readonly meta: BenchMeta;
+  readonly groups: readonly ReportGroup[];
+}
+
+/** Groups measured scenarios by format and mode, in run order, and compares gateway with bare. */
+export function buildReport(
+  meta: BenchMeta,
+  measured: ReadonlyArray<{ scenario: Scenario; result: LoadResult; cpuUsPerRequest: number | undefined }>,
+): BenchReport {
+  const groups = new Map<string, { format: BenchFormat; mode: BenchMode; rows: ScenarioResult[] }>();
+  for (const { scenario, result, cpuUsPerRequest } of measured) {
+    const key = `${scenario.format}/${scenario.mode}`;
+    let group = groups.get(key);
+    if (!group) {
+      group = { format: scenario.format, mode: scenario.mode, rows: [] };
+      groups.set(key, group);
+    }
+    group.rows.push({ id: scenario.id, format: scenario.format, mode: scenario.mode, target: scenario.target, ...result, cpuUsPerRequest });
+  }
+  return {
+    meta,
+    groups: [...groups.values()].map((group) => {
+      const bare = group.rows.find((row) => row.target === "bare");
+      const gateway = group.rows.find((row) => row.target === "gateway");
+      const addedCpuUsPerRequest =
+        bare?.cpuUsPerRequest !== undefined && gateway?.cpuUsPerRequest !== undefined
+          ? gateway.cpuUsPerRequest - bare.cpuUsPerRequest
+          : undefined;
+      return { ...group, comparison: bare && gateway ? compareTargets(bare, gateway) : undefined, addedCpuUsPerRequest };
+    }),
+  };
+}

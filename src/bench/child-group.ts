@@ -1,0 +1,78 @@
+import type { Subprocess } from "bun";
+
+/** One spawned child and the tail of what it printed, kept for the error message if it dies. */
+export interface Child {
+  readonly name: string;
+  readonly proc: Subprocess<"ignore", "pipe", "pipe">;
+  /** Last few KB of stdout+stderr. */
+  output(): string;
+  /** Resolves with the exit code once the process ended. */
+  readonly exited: Promise<number>;
+  /** Resolves once both pipes were read to the end, i.e. `output()` is complete. */
+  readonly drained: Promise<void>;
+}
+
+export interface ChildGroup {
+  /** `server`: expected to run until stopped, so `assertAlive` checks it. */
+  spawn(name: string, cmd: string[], env: Record<string, string | undefined>, options?: { server?: boolean }): Child;
+  /** Throws, with its output, if a child that should still serve has exited (e.g. crashed under load). */
+  assertAlive(): void;
+  /** SIGTERM everything still running, SIGKILL what has not exited after `graceMs`. Idempotent. */
+  stopAll(graceMs?: number): Promise<void>;
+}
+
+const TAIL_BYTES = 8 * 1024;
+
+/**
+ * Drains a child's pipe for as long as it lives: an undrained pipe fills up and blocks the child,
+ * which would show up as latency in the bench. Only a short tail is kept.
+ */
+async function drain(stream: ReadableStream<Uint8Array>, append: (text: string) => void): Promise<void> {
+  const decoder = new TextDecoder();
+  for await (const chunk of stream) append(decoder.decode(chunk, { stream: true }));
+}
+
+/** Children that are stopped together, so neither an error nor Ctrl-C leaves one running. */
+export function createChildGroup(): ChildGroup {
+  const children: Child[] = [];
+  // Load generators (wrk) end on their own; only long-running servers are checked for liveness.
+  const servers = new Set<Child>();
+  return {
+    assertAlive() {
+      for (const child of servers) {
+        if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
+          const how = child.proc.signalCode ?? `code ${child.proc.exitCode}`;
+          throw new Error(`${child.name} exited (${how}) during the bench; its last output:\n${child.output()}`);
+        }
+      }
+    },
+    spawn(name, cmd, env, options = {}) {
+      const proc = Bun.spawn(cmd, { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      let tail = "";
+      const append = (text: string): void => {
+        tail = (tail + text).slice(-TAIL_BYTES);
+      };
+      const drained = Promise.all([drain(proc.stdout, append), drain(proc.stderr, append)]).then(
+        () => {},
+        () => {},
+      );
+      const child: Child = { name, proc, output: () => tail, exited: proc.exited, drained };
+      children.push(child);
+      if (options.server) servers.add(child);
+      return child;
+    },
+    async stopAll(graceMs = 3000) {
+      const running = children.filter((c) => c.proc.exitCode === null && c.proc.signalCode === null);
+      for (const child of running) child.proc.kill("SIGTERM");
+      const timeout = new Promise<"timeout">((resolve) => setTimeout(resolve, graceMs, "timeout").unref());
+      await Promise.all(
+        running.map(async (child) => {
+          if ((await Promise.race([child.exited, timeout])) === "timeout") {
+            child.proc.kill("SIGKILL");
+            await child.exited;
+          }
+        }),
+      );
+    },
+  };
+}

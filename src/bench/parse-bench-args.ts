@@ -1,0 +1,100 @@
+import { parseArgs } from "node:util";
+import { FORMAT_NAMES, MODE_NAMES, TARGET_NAMES, type BenchFormat, type BenchMode, type BenchTarget } from "./scenarios.ts";
+
+export const TOOL_NAMES = ["auto", "wrk", "builtin"] as const;
+export type ToolChoice = (typeof TOOL_NAMES)[number];
+
+export interface BenchArgs {
+  readonly durationSec: number;
+  readonly connections: number;
+  readonly warmupRequests: number;
+  readonly formats: readonly BenchFormat[];
+  readonly modes: readonly BenchMode[];
+  readonly targets: readonly BenchTarget[];
+  readonly tool: ToolChoice;
+  readonly json: boolean;
+  readonly out: string | undefined;
+  readonly databaseUrl: string | undefined;
+  readonly help: boolean;
+}
+
+export const USAGE = `usage: bun run bench [options]
+  --duration <s>          seconds per scenario (default 10)
+  --connections <n>       concurrent connections (default 32)
+  --warmup <n>            unmeasured requests per scenario first (default 300)
+  --formats <list>        ${FORMAT_NAMES.join(",")} (default all)
+  --modes <list>          ${MODE_NAMES.join(",")} (default all)
+  --targets <list>        ${TARGET_NAMES.join(",")} (default all)
+  --tool <t>              wrk | builtin | auto (default auto: wrk when installed)
+  --json                  also print the results as JSON at the end (or to --out)
+  --out <file>            write the JSON results to this file
+  --database-url <url>    run the gateway on this Postgres instead of a temp PGlite`;
+
+/** A bad command line; the CLI prints the message and the usage. */
+export class BenchArgsError extends Error {
+  override readonly name = "BenchArgsError";
+}
+
+function positive(name: string, raw: string, integer: boolean): number {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw new BenchArgsError(`--${name}: expected a positive ${integer ? "integer" : "number"}, got "${raw}"`);
+  }
+  return value;
+}
+
+function list<T extends string>(name: string, raw: string | undefined, allowed: readonly T[]): readonly T[] {
+  if (raw === undefined) return allowed;
+  const picked = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  for (const item of picked) {
+    if (!(allowed as readonly string[]).includes(item))
+      throw new BenchArgsError(`--${name}: unknown "${item}" (one of ${allowed.join(", ")})`);
+  }
+  if (picked.length === 0) throw new BenchArgsError(`--${name}: empty list`);
+  // Keep the table's order whatever order was typed, so reports always read the same way.
+  return allowed.filter((item) => picked.includes(item));
+}
+
+export function parseBenchArgs(argv: readonly string[]): BenchArgs {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      options: {
+        duration: { type: "string", default: "10" },
+        connections: { type: "string", default: "32" },
+        warmup: { type: "string", default: "300" },
+        formats: { type: "string" },
+        modes: { type: "string" },
+        targets: { type: "string" },
+        tool: { type: "string", default: "auto" },
+        json: { type: "boolean", default: false },
+        out: { type: "string" },
+        "database-url": { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }));
+  } catch (error) {
+    throw new BenchArgsError(error instanceof Error ? error.message : String(error));
+  }
+  const tool = values.tool;
+  if (!(TOOL_NAMES as readonly string[]).includes(tool))
+    throw new BenchArgsError(`--tool: expected ${TOOL_NAMES.join(" | ")}, got "${tool}"`);
+  return {
+    durationSec: positive("duration", values.duration, false),
+    connections: positive("connections", values.connections, true),
+    warmupRequests: positive("warmup", values.warmup, true),
+    formats: list("formats", values.formats, FORMAT_NAMES),
+    modes: list("modes", values.modes, MODE_NAMES),
+    targets: list("targets", values.targets, TARGET_NAMES),
+    tool: tool as ToolChoice,
+    json: values.json || values.out !== undefined,
+    out: values.out,
+    databaseUrl: values["database-url"],
+    help: values.help,
+  };
+}

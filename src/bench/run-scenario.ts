@@ -1,0 +1,49 @@
+import type { ChildGroup } from "./child-group.ts";
+import { readProcessCpuMs } from "./read-process-cpu.ts";
+import type { LoadResult } from "./load-result.ts";
+import { runBuiltinLoad } from "./run-builtin-load.ts";
+import { runWrk } from "./run-wrk.ts";
+import type { Scenario } from "./scenarios.ts";
+
+export interface RunScenarioOptions {
+  readonly tool: "wrk" | "builtin";
+  readonly connections: number;
+  readonly durationSec: number;
+  readonly warmupRequests: number;
+  readonly scriptDir: string;
+  readonly group: ChildGroup;
+  /** The process serving the target: its CPU per request is reported beside the load numbers. */
+  readonly serverPid: number;
+}
+
+export interface ScenarioOutcome {
+  readonly load: LoadResult;
+  /** Server CPU µs per completed request; undefined without procfs. */
+  readonly cpuUsPerRequest: number | undefined;
+}
+
+/**
+ * Warms the target up (JIT, connection pools, the gateway's key cache) with unmeasured requests,
+ * then measures. A warm-up where every request failed stops here: measuring a broken scenario
+ * would report a fast error path as throughput.
+ */
+export async function runScenario(scenario: Scenario, options: RunScenarioOptions): Promise<ScenarioOutcome> {
+  const warm = await runBuiltinLoad(scenario, { connections: options.connections, requests: options.warmupRequests });
+  if (warm.errors === warm.requests) {
+    throw new Error(`${scenario.id}: every warm-up request failed (${warm.firstError ?? "unknown error"})`);
+  }
+  const cpuBefore = readProcessCpuMs(options.serverPid);
+  const load =
+    options.tool === "wrk"
+      ? await runWrk(scenario, {
+          connections: options.connections,
+          durationSec: options.durationSec,
+          scriptDir: options.scriptDir,
+          group: options.group,
+        })
+      : await runBuiltinLoad(scenario, { connections: options.connections, durationSec: options.durationSec });
+  const cpuAfter = readProcessCpuMs(options.serverPid);
+  const cpuUsPerRequest =
+    cpuBefore === undefined || cpuAfter === undefined || load.requests === 0 ? undefined : ((cpuAfter - cpuBefore) * 1000) / load.requests;
+  return { load, cpuUsPerRequest };
+}

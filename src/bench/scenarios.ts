@@ -1,0 +1,136 @@
+/**
+ * The bench's scenario table. A scenario is one (format, mode, target) cell: the request a client
+ * would send there. Later issues add rows (cross-format pairs, routing cost, cache hits) by adding
+ * entries to FORMATS / TARGETS or by appending to what buildScenarios returns.
+ */
+
+export const FORMAT_NAMES = ["messages", "chat", "responses"] as const;
+export const MODE_NAMES = ["json", "stream"] as const;
+export const TARGET_NAMES = ["direct", "bare", "gateway"] as const;
+
+export type BenchFormat = (typeof FORMAT_NAMES)[number];
+export type BenchMode = (typeof MODE_NAMES)[number];
+export type BenchTarget = (typeof TARGET_NAMES)[number];
+
+export interface Scenario {
+  /** "messages/stream/gateway": unique, stable, used as the key in JSON output. */
+  readonly id: string;
+  readonly format: BenchFormat;
+  readonly mode: BenchMode;
+  readonly target: BenchTarget;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** Where each target listens, and the key for the gateway. */
+export interface TargetEndpoints {
+  readonly direct: string;
+  readonly bare: string;
+  readonly gateway: string;
+  readonly gatewayKey: string;
+}
+
+const SYSTEM_PROMPT = "You are a concise senior engineer. Answer with short, direct explanations and code only when it helps.";
+// ~200 characters: the size of a typical chat turn, so parse/stringify cost is realistic but small.
+const USER_MESSAGE =
+  "Our Bun service reads a JSON config at start-up. What is the simplest way to validate it with TypeBox and " +
+  "fail fast with a readable error that names the bad field? Show a short example please.";
+const MAX_TOKENS = 256;
+
+interface FormatSpec {
+  readonly path: string;
+  readonly body: (model: string, stream: boolean) => Record<string, unknown>;
+}
+
+export const FORMATS: Readonly<Record<BenchFormat, FormatSpec>> = {
+  messages: {
+    path: "/v1/messages",
+    body: (model, stream) => ({
+      model,
+      max_tokens: MAX_TOKENS,
+      system: SYSTEM_PROMPT,
+      messages: [{ role: "user", content: USER_MESSAGE }],
+      ...(stream ? { stream: true } : {}),
+    }),
+  },
+  chat: {
+    path: "/v1/chat/completions",
+    body: (model, stream) => ({
+      model,
+      max_completion_tokens: MAX_TOKENS,
+      messages: [
+        { role: "system", content: SYSTEM_PROMPT },
+        { role: "user", content: USER_MESSAGE },
+      ],
+      // Real streaming clients ask for usage; it is also what makes a gateway look at the last chunk.
+      ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+    }),
+  },
+  responses: {
+    path: "/v1/responses",
+    body: (model, stream) => ({
+      model,
+      max_output_tokens: MAX_TOKENS,
+      instructions: SYSTEM_PROMPT,
+      input: [{ role: "user", content: USER_MESSAGE }],
+      ...(stream ? { stream: true } : {}),
+    }),
+  },
+};
+
+/** The gateway routes tier `normal` to `sim-normal`, so direct and bare ask for that id themselves. */
+const UPSTREAM_MODEL = "sim-normal";
+const GATEWAY_MODEL = "normal";
+
+interface TargetSpec {
+  readonly baseUrl: (endpoints: TargetEndpoints) => string;
+  readonly model: string;
+  readonly headers: (endpoints: TargetEndpoints, format: BenchFormat) => Record<string, string>;
+}
+
+const formatHeaders = (format: BenchFormat): Record<string, string> => (format === "messages" ? { "anthropic-version": "2023-06-01" } : {});
+
+export const TARGETS: Readonly<Record<BenchTarget, TargetSpec>> = {
+  direct: { baseUrl: (e) => e.direct, model: UPSTREAM_MODEL, headers: (_e, format) => formatHeaders(format) },
+  bare: { baseUrl: (e) => e.bare, model: UPSTREAM_MODEL, headers: (_e, format) => formatHeaders(format) },
+  gateway: {
+    baseUrl: (e) => e.gateway,
+    model: GATEWAY_MODEL,
+    headers: (e, format): Record<string, string> =>
+      format === "messages" ? { ...formatHeaders(format), "x-api-key": e.gatewayKey } : { authorization: `Bearer ${e.gatewayKey}` },
+  },
+};
+
+export interface ScenarioSelection {
+  readonly formats: readonly BenchFormat[];
+  readonly modes: readonly BenchMode[];
+  readonly targets: readonly BenchTarget[];
+}
+
+/** Every selected cell, ordered format → mode → target so each report table's rows run back to back. */
+export function buildScenarios(selection: ScenarioSelection, endpoints: TargetEndpoints): Scenario[] {
+  const scenarios: Scenario[] = [];
+  for (const format of selection.formats) {
+    for (const mode of selection.modes) {
+      for (const target of selection.targets) {
+        const spec = TARGETS[target];
+        const stream = mode === "stream";
+        scenarios.push({
+          id: `${format}/${mode}/${target}`,
+          format,
+          mode,
+          target,
+          url: spec.baseUrl(endpoints) + FORMATS[format].path,
+          headers: {
+            "content-type": "application/json",
+            ...(stream ? { accept: "text/event-stream" } : {}),
+            ...spec.headers(endpoints, format),
+          },
+          body: JSON.stringify(FORMATS[format].body(spec.model, stream)),
+        });
+      }
+    }
+  }
+  return scenarios;
+}

@@ -1,0 +1,96 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildReport, type BenchMeta } from "../bench/build-report.ts";
+import { createChildGroup } from "../bench/child-group.ts";
+import type { LoadResult } from "../bench/load-result.ts";
+import { BenchArgsError, parseBenchArgs, USAGE, type BenchArgs } from "../bench/parse-bench-args.ts";
+import { formatMeta, printReport } from "../bench/print-report.ts";
+import { hasWrk } from "../bench/run-wrk.ts";
+import { runScenario } from "../bench/run-scenario.ts";
+import { buildScenarios, type Scenario } from "../bench/scenarios.ts";
+import { startProcesses } from "../bench/start-processes.ts";
+
+function chooseTool(args: BenchArgs): "wrk" | "builtin" {
+  if (args.tool === "builtin") return "builtin";
+  if (hasWrk()) return "wrk";
+  if (args.tool === "wrk") throw new BenchArgsError("--tool wrk: wrk is not on PATH (install it, or use --tool builtin)");
+  return "builtin";
+}
+
+async function bench(args: BenchArgs): Promise<void> {
+  const tool = chooseTool(args);
+  const group = createChildGroup();
+  // One temp dir for the gateway config, its PGlite data and the wrk scripts, removed on any exit path.
+  const dir = mkdtempSync(join(tmpdir(), "routelane-bench-"));
+  const scriptDir = join(dir, "wrk");
+  mkdirSync(scriptDir);
+  const shutdown = async (): Promise<void> => {
+    await group.stopAll();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  // Children do not die with us on their own; stop them on Ctrl-C / kill, then exit.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    console.error(`\nbench: ${signal}, stopping children`);
+    void shutdown().finally(() => process.exit(130));
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    const meta: BenchMeta = {
+      tool,
+      connections: args.connections,
+      durationSec: args.durationSec,
+      bunVersion: Bun.version,
+      nproc: availableParallelism(),
+      startedAt: new Date().toISOString(),
+      loadAverage: loadavg()[0] ?? 0,
+    };
+    console.error(`bench: ${formatMeta(meta)}`);
+    console.error("bench: starting sim, bare proxy and gateway…");
+    const processes = await startProcesses(group, args.databaseUrl ? { dir, databaseUrl: args.databaseUrl } : { dir });
+    const scenarios = buildScenarios(args, processes.endpoints);
+    const measured: Array<{ scenario: Scenario; result: LoadResult; cpuUsPerRequest: number | undefined }> = [];
+    for (const [i, scenario] of scenarios.entries()) {
+      console.error(`bench: [${i + 1}/${scenarios.length}] ${scenario.id}`);
+      const { load, cpuUsPerRequest } = await runScenario(scenario, {
+        ...args,
+        tool,
+        scriptDir,
+        group,
+        serverPid: processes.pids[scenario.target],
+      });
+      // A server that crashed under load turns every later scenario into connection errors; stop with its output.
+      group.assertAlive();
+      measured.push({ scenario, result: load, cpuUsPerRequest });
+    }
+    const report = buildReport(meta, measured);
+    console.log("");
+    printReport(report);
+    if (args.json) {
+      const json = JSON.stringify(report, null, 2);
+      if (args.out) writeFileSync(args.out, `${json}\n`);
+      else console.log(json);
+    }
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    await shutdown();
+  }
+}
+
+try {
+  const args = parseBenchArgs(Bun.argv.slice(2));
+  if (args.help) {
+    console.log(USAGE);
+  } else {
+    await bench(args);
+  }
+} catch (error) {
+  if (error instanceof BenchArgsError) {
+    console.error(`bench: ${error.message}\n${USAGE}`);
+    process.exit(2);
+  }
+  console.error(`bench: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}

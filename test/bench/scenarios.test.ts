@@ -1,0 +1,51 @@
+import { describe, expect, test } from "bun:test";
+import { buildScenarios, type Scenario } from "../../src/bench/scenarios.ts";
+
+const endpoints = { direct: "http://sim", bare: "http://bare", gateway: "http://gw", gatewayKey: "rl_test" };
+const all = buildScenarios(
+  { formats: ["messages", "chat", "responses"], modes: ["json", "stream"], targets: ["direct", "bare", "gateway"] },
+  endpoints,
+);
+const byId = (id: string): Scenario => all.find((s) => s.id === id)!;
+const body = (id: string): Record<string, unknown> => JSON.parse(byId(id).body) as Record<string, unknown>;
+
+describe("buildScenarios", () => {
+  test("one scenario per format × mode × target, grouped by format then mode", () => {
+    expect(all.map((s) => s.id).slice(0, 4)).toEqual([
+      "messages/json/direct",
+      "messages/json/bare",
+      "messages/json/gateway",
+      "messages/stream/direct",
+    ]);
+    expect(new Set(all.map((s) => s.id)).size).toBe(18);
+  });
+
+  test.each([
+    ["messages/json/direct", "http://sim/v1/messages", "sim-normal", undefined],
+    ["chat/stream/bare", "http://bare/v1/chat/completions", "sim-normal", true],
+    ["responses/json/gateway", "http://gw/v1/responses", "normal", undefined],
+    ["messages/stream/gateway", "http://gw/v1/messages", "normal", true],
+  ])("%s", (id, url, model, stream) => {
+    expect(byId(id).url).toBe(url);
+    expect(body(id).model).toBe(model);
+    expect(body(id).stream).toBe(stream);
+  });
+
+  test.each([
+    ["messages/json/gateway", "x-api-key", "rl_test"],
+    ["chat/json/gateway", "authorization", "Bearer rl_test"],
+    ["messages/json/bare", "anthropic-version", "2023-06-01"],
+    ["responses/stream/direct", "accept", "text/event-stream"],
+  ])("%s sends %s", (id, header, value) => {
+    expect(byId(id).headers[header]).toBe(value);
+  });
+
+  test("direct and bare never carry the gateway key", () => {
+    for (const s of all.filter((s) => s.target !== "gateway")) expect(JSON.stringify(s.headers)).not.toContain("rl_test");
+  });
+
+  test("keeps the selection's subset", () => {
+    const some = buildScenarios({ formats: ["chat"], modes: ["stream"], targets: ["bare", "gateway"] }, endpoints);
+    expect(some.map((s) => s.id)).toEqual(["chat/stream/bare", "chat/stream/gateway"]);
+  });
+});
