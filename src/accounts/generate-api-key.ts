@@ -30,7 +30,7 @@ export function encodeBase62(bytes: Uint8Array, width: number): string {
 
 /** SHA-256 hex of a presented key. Any key whose hash matches an active row is accepted, whatever its prefix. */
 export function hashApiKey(key: string): string {
-  return new Bun.CryptoHasher("sha256").update(key).digest("hex");
+  return Bun.SHA256.hash(key, "hex");
 }
 
 export function displayPrefix(key: string): string {

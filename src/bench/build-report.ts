@@ -6,6 +6,8 @@ export interface BenchMeta {
   readonly tool: "wrk" | "builtin";
   readonly connections: number;
   readonly durationSec: number;
+  /** Each row is the median of this many runs. */
+  readonly rounds: number;
   readonly bunVersion: string;
   readonly nproc: number;
   readonly startedAt: string;

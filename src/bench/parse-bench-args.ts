@@ -6,6 +6,8 @@ export type ToolChoice = (typeof TOOL_NAMES)[number];
 
 export interface BenchArgs {
   readonly durationSec: number;
+  /** Every scenario runs this many times, interleaved; the report takes medians. */
+  readonly rounds: number;
   readonly connections: number;
   readonly warmupRequests: number;
   readonly formats: readonly BenchFormat[];
@@ -19,7 +21,8 @@ export interface BenchArgs {
 }
 
 export const USAGE = `usage: bun run bench [options]
-  --duration <s>          seconds per scenario (default 10)
+  --duration <s>          seconds per scenario and round (default 5)
+  --rounds <n>            rounds over all scenarios; the report shows medians (default 3)
   --connections <n>       concurrent connections (default 32)
   --warmup <n>            unmeasured requests per scenario first (default 300)
   --formats <list>        ${FORMAT_NAMES.join(",")} (default all)
@@ -65,7 +68,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       args: [...argv],
       strict: true,
       options: {
-        duration: { type: "string", default: "10" },
+        duration: { type: "string", default: "5" },
+        rounds: { type: "string", default: "3" },
         connections: { type: "string", default: "32" },
         warmup: { type: "string", default: "300" },
         formats: { type: "string" },
@@ -86,6 +90,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     throw new BenchArgsError(`--tool: expected ${TOOL_NAMES.join(" | ")}, got "${tool}"`);
   return {
     durationSec: positive("duration", values.duration, false),
+    rounds: positive("rounds", values.rounds, true),
     connections: positive("connections", values.connections, true),
     warmupRequests: positive("warmup", values.warmup, true),
     formats: list("formats", values.formats, FORMAT_NAMES),

@@ -7,7 +7,7 @@ const mark = (pass: boolean): string => (pass ? "PASS" : "MISS");
 export function formatMeta(meta: BenchMeta): string {
   const busy = meta.loadAverage > meta.nproc / 2 ? ` (busy machine: numbers skewed by other programs)` : "";
   return (
-    `tool ${meta.tool} · ${meta.connections} connections · ${meta.durationSec}s per scenario · Bun ${meta.bunVersion} · nproc ${meta.nproc}` +
+    `tool ${meta.tool} · ${meta.connections} connections · ${meta.durationSec}s per scenario · median of ${meta.rounds} rounds · Bun ${meta.bunVersion} · nproc ${meta.nproc}` +
     ` · load avg ${meta.loadAverage.toFixed(2)}${busy}`
   );
 }

@@ -8,7 +8,8 @@ import { BenchArgsError, parseBenchArgs, USAGE, type BenchArgs } from "../bench/
 import { formatMeta, printReport } from "../bench/print-report.ts";
 import { hasWrk } from "../bench/run-wrk.ts";
 import { runScenario } from "../bench/run-scenario.ts";
-import { buildScenarios, type Scenario } from "../bench/scenarios.ts";
+import { medianOfRounds, type Measured } from "../bench/median-of-rounds.ts";
+import { buildScenarios } from "../bench/scenarios.ts";
 import { startProcesses } from "../bench/start-processes.ts";
 
 function chooseTool(args: BenchArgs): "wrk" | "builtin" {
@@ -41,6 +42,7 @@ async function bench(args: BenchArgs): Promise<void> {
       tool,
       connections: args.connections,
       durationSec: args.durationSec,
+      rounds: args.rounds,
       bunVersion: Bun.version,
       nproc: availableParallelism(),
       startedAt: new Date().toISOString(),
@@ -50,21 +52,27 @@ async function bench(args: BenchArgs): Promise<void> {
     console.error("bench: starting sim, bare proxy and gateway…");
     const processes = await startProcesses(group, args.databaseUrl ? { dir, databaseUrl: args.databaseUrl } : { dir });
     const scenarios = buildScenarios(args, processes.endpoints);
-    const measured: Array<{ scenario: Scenario; result: LoadResult; cpuUsPerRequest: number | undefined }> = [];
-    for (const [i, scenario] of scenarios.entries()) {
-      console.error(`bench: [${i + 1}/${scenarios.length}] ${scenario.id}`);
-      const { load, cpuUsPerRequest } = await runScenario(scenario, {
-        ...args,
-        tool,
-        scriptDir,
-        group,
-        serverPid: processes.pids[scenario.target],
-      });
-      // A server that crashed under load turns every later scenario into connection errors; stop with its output.
-      group.assertAlive();
-      measured.push({ scenario, result: load, cpuUsPerRequest });
+    // Rounds interleave the targets over time, so a burst of outside load hits each of them alike.
+    const rounds: Measured[][] = scenarios.map(() => []);
+    for (let round = 1; round <= args.rounds; round++) {
+      for (const [i, scenario] of scenarios.entries()) {
+        console.error(`bench: round ${round}/${args.rounds} [${i + 1}/${scenarios.length}] ${scenario.id}`);
+        const { load, cpuUsPerRequest } = await runScenario(scenario, {
+          ...args,
+          tool,
+          scriptDir,
+          group,
+          serverPid: processes.pids[scenario.target],
+        });
+        // A server that crashed under load turns every later scenario into connection errors; stop with its output.
+        group.assertAlive();
+        rounds[i]!.push({ result: load, cpuUsPerRequest });
+      }
     }
-    const report = buildReport(meta, measured);
+    const report = buildReport(
+      meta,
+      scenarios.map((scenario, i) => ({ scenario, ...medianOfRounds(rounds[i]!) })),
+    );
     console.log("");
     printReport(report);
     if (args.json) {

@@ -30,11 +30,10 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
   if (!request.body) throw invalidRequest("request body is required");
   const text = declared !== null ? await request.text() : await readLimited(request.body, limit);
   if (text.length > limit) throw tooLarge(limit);
-  if (text.trim() === "") throw invalidRequest("request body is required");
   try {
     return JSON.parse(text);
   } catch {
     // The parser's own message may quote the body, so it is not passed on.
-    throw invalidRequest("request body is not valid JSON");
+    throw invalidRequest(/^\s*$/.test(text) ? "request body is required" : "request body is not valid JSON");
   }
 }

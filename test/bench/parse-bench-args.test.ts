@@ -4,11 +4,12 @@ import { parseBenchArgs } from "../../src/bench/parse-bench-args.ts";
 describe("parseBenchArgs", () => {
   test("defaults", () => {
     const args = parseBenchArgs([]);
-    expect(args).toMatchObject({ durationSec: 10, connections: 32, tool: "auto", json: false, formats: ["messages", "chat", "responses"] });
+    expect(args).toMatchObject({ durationSec: 5, rounds: 3, connections: 32, tool: "auto", json: false, formats: ["messages", "chat", "responses"] });
   });
 
   test.each([
-    [["--duration", "5"], { durationSec: 5 }],
+    [["--duration", "2.5"], { durationSec: 2.5 }],
+    [["--rounds", "5"], { rounds: 5 }],
     [["--connections", "64"], { connections: 64 }],
     [["--formats", "responses,messages"], { formats: ["messages", "responses"] }],
     [["--modes", "stream"], { modes: ["stream"] }],
@@ -23,6 +24,7 @@ describe("parseBenchArgs", () => {
   test.each([
     [["--duration", "0"], /--duration/],
     [["--connections", "1.5"], /--connections/],
+    [["--rounds", "0"], /--rounds/],
     [["--formats", "messages,soap"], /unknown "soap"/],
     [["--tool", "ab"], /--tool/],
     [["--nope"], /nope/],

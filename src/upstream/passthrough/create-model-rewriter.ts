@@ -2,6 +2,9 @@
  * Rewrites the upstream model id to the tier name in `"model":"…"` fields of a byte stream,
  * without decoding it. A raw `"model":"id"` sequence can only be JSON structure (inside a JSON
  * string the quotes would be escaped), so message content is never touched.
+ *
+ * When the tier name is no longer than the upstream id, the field is overwritten in place and
+ * padded with spaces after the value (insignificant JSON whitespace): no allocation, no copy.
  */
 export interface ModelRewriter {
   /** Rewrites a chunk; bytes after the last newline are held back so a field is never split. */
@@ -13,33 +16,73 @@ export interface ModelRewriter {
 }
 
 const LF = 10;
+const SPACE = 0x20;
 const EMPTY = Buffer.alloc(0);
 
+interface Needles {
+  readonly compact: Buffer;
+  readonly spaced: Buffer;
+  readonly replacement: Buffer;
+}
+
+const needleCache = new Map<string, Needles>();
+
+function needlesFor(upstreamId: string, tier: string): Needles {
+  const key = `${upstreamId}\u0000${tier}`;
+  let needles = needleCache.get(key);
+  if (!needles) {
+    needles = {
+      compact: Buffer.from(`"model":"${upstreamId}"`),
+      spaced: Buffer.from(`"model": "${upstreamId}"`),
+      replacement: Buffer.from(`"model":"${tier}"`),
+    };
+    needleCache.set(key, needles);
+  }
+  return needles;
+}
+
+/** Replaces every `needle` in `bytes`; in place when the replacement fits. Returns the result and the count. */
+function replaceAll(bytes: Buffer, needle: Buffer, replacement: Buffer): [Buffer, number] {
+  let at = bytes.indexOf(needle);
+  if (at < 0) return [bytes, 0];
+  let count = 0;
+  if (replacement.length <= needle.length) {
+    while (at >= 0) {
+      replacement.copy(bytes, at);
+      bytes.fill(SPACE, at + replacement.length, at + needle.length);
+      count++;
+      at = bytes.indexOf(needle, at + needle.length);
+    }
+    return [bytes, count];
+  }
+  const parts: Buffer[] = [];
+  let from = 0;
+  while (at >= 0) {
+    parts.push(bytes.subarray(from, at), replacement);
+    count++;
+    from = at + needle.length;
+    at = bytes.indexOf(needle, from);
+  }
+  parts.push(bytes.subarray(from));
+  return [Buffer.concat(parts), count];
+}
+
+/** Rewrites both spellings of the field in a buffer the caller owns. */
+export function rewriteModel(bytes: Buffer, upstreamId: string, tier: string): [Buffer, number] {
+  const needles = needlesFor(upstreamId, tier);
+  const [once, compactCount] = replaceAll(bytes, needles.compact, needles.replacement);
+  const [twice, spacedCount] = replaceAll(once, needles.spaced, needles.replacement);
+  return [twice, compactCount + spacedCount];
+}
+
 export function createModelRewriter(upstreamId: string, tier: string): ModelRewriter {
-  const needles = [Buffer.from(`"model":"${upstreamId}"`), Buffer.from(`"model": "${upstreamId}"`)];
-  const replacement = Buffer.from(`"model":"${tier}"`);
   let carry: Buffer = EMPTY;
   let rewritten = 0;
-
   const rewrite = (bytes: Buffer): Buffer => {
-    let result = bytes;
-    for (const needle of needles) {
-      let at = result.indexOf(needle);
-      if (at < 0) continue;
-      const parts: Buffer[] = [];
-      let from = 0;
-      while (at >= 0) {
-        parts.push(result.subarray(from, at), replacement);
-        rewritten++;
-        from = at + needle.length;
-        at = result.indexOf(needle, from);
-      }
-      parts.push(result.subarray(from));
-      result = Buffer.concat(parts);
-    }
-    return result;
+    const [out, count] = rewriteModel(bytes, upstreamId, tier);
+    rewritten += count;
+    return out;
   };
-
   return {
     push(chunk) {
       const bytes = carry.length === 0 ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) : Buffer.concat([carry, chunk]);

@@ -1,11 +1,15 @@
 import type { WireFormat } from "../../canonical/wire-format.ts";
 
 /** Byte sequences that mark a stream as properly finished (or already failed) in each format. */
-const TERMINALS: Readonly<Record<WireFormat, readonly string[]>> = {
-  messages: ["event: message_stop", "event: error"],
-  chat: ["data: [DONE]", 'data: {"error"'],
-  responses: ["event: response.completed", "event: response.incomplete", "event: response.failed", "event: error"],
+const TERMINALS: Readonly<Record<WireFormat, readonly Buffer[]>> = {
+  messages: ["event: message_stop", "event: error"].map((t) => Buffer.from(t)),
+  chat: ["data: [DONE]", 'data: {"error"'].map((t) => Buffer.from(t)),
+  responses: ["event: response.completed", "event: response.incomplete", "event: response.failed", "event: error"].map((t) => Buffer.from(t)),
 };
+
+/** Messages and Chat terminators are the last event, and short: they sit in the stream's final bytes. */
+const TAIL_BYTES = 256;
+const LF = 10;
 
 export interface TerminalWatch {
   /** Looks at bytes as they go to the client. */
@@ -14,25 +18,41 @@ export interface TerminalWatch {
   readonly finished: boolean;
 }
 
+const asBuffer = (chunk: Uint8Array): Buffer => Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+
 /**
- * Watches a passing stream for its terminal event without parsing it: a native byte search per
- * chunk, with the previous chunk's last bytes kept so a marker split across chunks is still seen.
+ * Watches a passing stream for its terminal event without parsing it.
+ * Messages/Chat: only the last chunks are kept (by reference) and their tail searched at the end,
+ * so a chunk costs nothing. Responses: the terminal event is large and its marker at its start,
+ * so each chunk is searched; a marker split across chunks can only follow a chunk that did not
+ * end a line (markers start lines), and only then is the seam searched.
  */
 export function createTerminalWatch(format: WireFormat): TerminalWatch {
-  const needles = TERMINALS[format].map((t) => Buffer.from(t));
-  const keep = Math.max(...needles.map((n) => n.length)) - 1;
-  let tail = Buffer.alloc(0);
-  let finished = false;
+  const needles = TERMINALS[format];
+  let previous: Buffer | undefined;
+  let last: Buffer | undefined;
+  let seen = false;
+
+  const searchTail = (): boolean => {
+    if (!last) return false;
+    const joined = previous && last.length < TAIL_BYTES ? Buffer.concat([previous.subarray(-TAIL_BYTES), last]) : last;
+    const from = Math.max(0, joined.length - TAIL_BYTES);
+    return needles.some((n) => joined.indexOf(n, from) >= 0);
+  };
+
   return {
     observe(chunk) {
-      if (finished || chunk.byteLength === 0) return;
-      const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-      const seam = tail.length === 0 ? undefined : Buffer.concat([tail, bytes.subarray(0, keep)]);
-      finished = needles.some((n) => bytes.indexOf(n) >= 0 || (seam !== undefined && seam.indexOf(n) >= 0));
-      tail = Buffer.from(bytes.subarray(Math.max(0, bytes.length - keep)));
+      if (seen || chunk.byteLength === 0) return;
+      const bytes = asBuffer(chunk);
+      if (format === "responses") {
+        const seam = last && last[last.length - 1] !== LF ? Buffer.concat([last.subarray(-64), bytes.subarray(0, 64)]) : undefined;
+        seen = needles.some((n) => bytes.indexOf(n) >= 0 || (seam !== undefined && seam.indexOf(n) >= 0));
+      }
+      previous = last;
+      last = bytes;
     },
     get finished() {
-      return finished;
+      return seen || (format !== "responses" && searchTail());
     },
   };
 }

@@ -4,7 +4,8 @@ import { classifyUpstreamError, upstreamErrorMessage } from "../classify-upstrea
 import { isJsonObject } from "../effort-result.ts";
 import { readFirstEvent, type ByteReader, type SseEvent } from "../sse/read-first-event.ts";
 import { encodeStreamError } from "../../formats/encode-stream-error.ts";
-import { createModelRewriter } from "./create-model-rewriter.ts";
+import { createDeadlines } from "../create-deadlines.ts";
+import { createModelRewriter, rewriteModel } from "./create-model-rewriter.ts";
 import { createTerminalWatch } from "./create-terminal-watch.ts";
 
 export interface ForwardRequest {
@@ -23,7 +24,7 @@ export interface ForwardRequest {
 }
 
 export interface Forwarded {
-  readonly body: ReadableStream<Uint8Array> | string;
+  readonly body: ReadableStream<Uint8Array> | Uint8Array;
   readonly contentType: string;
 }
 
@@ -60,10 +61,10 @@ const timedOut = (ms: number): GatewayError =>
   new GatewayError(504, "timeout_error", `upstream did not answer within ${ms} ms`, { retryable: true });
 
 /** Why an upstream call failed before committing: the client left, the deadline passed, or the network. */
-function failureOf(error: unknown, request: ForwardRequest, deadline: AbortController): GatewayError {
+function failureOf(error: unknown, request: ForwardRequest, expired: boolean): GatewayError {
   if (error instanceof GatewayError) return error;
   if (request.signal.aborted) return new GatewayError(499, "api_error", "client closed the request");
-  if (deadline.signal.aborted) return timedOut(request.timeoutMs);
+  if (expired) return timedOut(request.timeoutMs);
   return unreachable(error instanceof Error ? error.message : String(error));
 }
 
@@ -87,13 +88,16 @@ function lastSequenceNumber(chunk: Uint8Array, previous: number): number {
   return Number.isNaN(value) ? previous : value;
 }
 
+/**
+ * Pipes the upstream stream to the client through Bun's direct sink (no intermediate JS queue),
+ * rewriting `model` and watching for the terminal event as bytes go by.
+ */
 function pipeStream(reader: ByteReader, first: Buffer, request: ForwardRequest): ReadableStream<Uint8Array> {
   const rewriter = createModelRewriter(request.upstreamModelId, request.tier);
   const watch = createTerminalWatch(request.format);
   // Messages streams name the model once (message_start); after it, bytes pass through untouched.
   const rewriteEveryChunk = request.format !== "messages" && request.upstreamModelId !== request.tier;
   let raw = request.upstreamModelId === request.tier;
-  let pending: Buffer | undefined = first;
   let sequence = -1;
 
   const transform = (chunk: Uint8Array): Uint8Array => {
@@ -111,51 +115,54 @@ function pipeStream(reader: ByteReader, first: Buffer, request: ForwardRequest):
     return out;
   };
 
-  /** A stream never ends cleanly after a failure: the client gets the format's own error event. */
-  const finish = (controller: ReadableStreamDefaultController<Uint8Array>, failure: string | undefined): void => {
+  /** What still has to go out at the end: held-back bytes and, after a failure, the format's error event. */
+  const ending = (failure: string | undefined): Uint8Array | undefined => {
     const rest = raw ? undefined : rewriter.flush();
-    if (rest && rest.length > 0) {
-      watch.observe(rest);
-      controller.enqueue(rest);
-    }
-    if (!watch.finished) {
-      const error = new GatewayError(502, "api_error", failure ?? "upstream stream ended before it was complete");
-      controller.enqueue(Buffer.from(encodeStreamError(request.format, error, sequence + 1)));
-    }
-    controller.close();
+    if (rest && rest.length > 0) watch.observe(rest);
+    if (watch.finished) return rest && rest.length > 0 ? rest : undefined;
+    // A stream never ends cleanly after a failure: the client gets the format's own error event.
+    const error = new GatewayError(502, "api_error", failure ?? "upstream stream ended before it was complete");
+    const event = Buffer.from(encodeStreamError(request.format, error, sequence + 1));
+    return rest && rest.length > 0 ? Buffer.concat([rest, event]) : event;
   };
 
-  return new ReadableStream<Uint8Array>({
-    pull: async (controller) => {
-      if (pending) {
-        const out = transform(pending);
-        pending = undefined;
-        if (out.byteLength > 0) {
-          controller.enqueue(out);
-          return;
-        }
-      }
+  const source: Bun.DirectUnderlyingSource<Uint8Array> = {
+    type: "direct",
+    async pull(controller) {
+      let chunk: Uint8Array | undefined = first;
+      let failure: string | undefined;
       for (;;) {
+        const out = transform(chunk);
+        if (out.byteLength > 0) {
+          const written = controller.write(out);
+          // 0: the client has gone away; stop reading the upstream.
+          if ((typeof written === "number" ? written : await written) === 0) {
+            await reader.cancel().catch(() => {});
+            return;
+          }
+          controller.flush();
+        }
         let result: Awaited<ReturnType<ByteReader["read"]>>;
         try {
           result = await reader.read();
         } catch (error) {
           if (request.signal.aborted) return controller.close();
           const code = error !== null && typeof error === "object" && "code" in error ? String(error.code) : "error";
-          return finish(controller, `upstream connection broke mid-stream (${code})`);
+          failure = `upstream connection broke mid-stream (${code})`;
+          break;
         }
-        if (result.done) return finish(controller, undefined);
-        const out = transform(result.value);
-        if (out.byteLength > 0) {
-          controller.enqueue(out);
-          return;
-        }
+        if (result.done) break;
+        chunk = result.value;
       }
+      const last = ending(failure);
+      if (last) controller.write(last);
+      controller.close();
     },
     cancel: async (reason) => {
       await reader.cancel(reason).catch(() => {});
     },
-  });
+  };
+  return new ReadableStream(source);
 }
 
 /**
@@ -163,37 +170,49 @@ function pipeStream(reader: ByteReader, first: Buffer, request: ForwardRequest):
  * set), and the answer comes back byte for byte but for the `model` field, which shows the tier.
  * For streams, nothing is committed until the first upstream event has arrived and is sound.
  */
+const deadlines = createDeadlines();
+
 export async function forwardSameFormat(request: ForwardRequest): Promise<Forwarded> {
   // One controller serves both causes of abort: the client leaving and the first-byte deadline.
   const upstream = new AbortController();
-  const deadline = new AbortController();
   const onClientGone = (): void => upstream.abort();
   request.signal.addEventListener("abort", onClientGone, { once: true });
-  const timer = setTimeout(() => {
-    deadline.abort();
+  let expired = false;
+  const untrack = deadlines.track(request.timeoutMs, () => {
+    expired = true;
     upstream.abort();
-  }, request.timeoutMs);
+  });
   try {
     const response = await openUpstream(request, upstream.signal);
     return request.stream ? await startStream(response, request) : await readBody(response, request);
   } catch (error) {
-    throw failureOf(error, request, deadline);
+    throw failureOf(error, request, expired);
   } finally {
-    clearTimeout(timer);
+    untrack();
   }
 }
 
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
+/** A complete JSON object, judged by its first and last non-blank bytes: a truncated body fails this. */
+function looksComplete(bytes: Uint8Array): boolean {
+  let start = 0;
+  let end = bytes.length - 1;
+  while (start <= end && bytes[start]! <= 0x20) start++;
+  while (end >= start && bytes[end]! <= 0x20) end--;
+  return bytes[start] === OPEN_BRACE && bytes[end] === CLOSE_BRACE;
+}
+
+/** Non-stream: the body as bytes, checked for completeness without a parse, with `model` rewritten. */
 async function readBody(response: Response, request: ForwardRequest): Promise<Forwarded> {
-  const text = await response.text();
-  try {
-    JSON.parse(text);
-  } catch {
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  if (!looksComplete(bytes)) {
     throw new GatewayError(502, "api_error", "upstream sent a malformed response body", { retryable: true });
   }
-  if (request.upstreamModelId === request.tier) return { body: text, contentType: response.headers.get("content-type") ?? "application/json" };
-  const rewriter = createModelRewriter(request.upstreamModelId, request.tier);
-  const body = Buffer.concat([rewriter.push(Buffer.from(text)), rewriter.flush()]).toString("utf8");
-  return { body, contentType: response.headers.get("content-type") ?? "application/json" };
+  const contentType = response.headers.get("content-type") ?? "application/json";
+  const body = request.upstreamModelId === request.tier ? bytes : rewriteModel(Buffer.from(bytes.buffer), request.upstreamModelId, request.tier)[0];
+  return { body, contentType };
 }
 
 async function startStream(response: Response, request: ForwardRequest): Promise<Forwarded> {
