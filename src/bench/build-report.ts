@@ -8,6 +8,8 @@ export interface BenchMeta {
   readonly durationSec: number;
   /** Each row is the median of this many runs. */
   readonly rounds: number;
+  /** Seconds of the one-connection latency pass (0 = not run). */
+  readonly latencySec: number;
   readonly bunVersion: string;
   readonly nproc: number;
   readonly startedAt: string;
@@ -22,6 +24,8 @@ export interface ScenarioResult extends LoadResult {
   readonly target: BenchTarget;
   /** CPU µs the target's own server process spent per request (direct: sim, bare: proxy, gateway: gateway). */
   readonly cpuUsPerRequest: number | undefined;
+  /** The one-connection pass: latency without queueing. */
+  readonly latency: LoadResult | undefined;
 }
 
 /** One report table: a format and mode, its rows, and the gateway/bare comparison when both ran. */
@@ -42,17 +46,17 @@ export interface BenchReport {
 /** Groups measured scenarios by format and mode, in run order, and compares gateway with bare. */
 export function buildReport(
   meta: BenchMeta,
-  measured: ReadonlyArray<{ scenario: Scenario; result: LoadResult; cpuUsPerRequest: number | undefined }>,
+  measured: ReadonlyArray<{ scenario: Scenario; result: LoadResult; cpuUsPerRequest: number | undefined; latency?: LoadResult | undefined }>,
 ): BenchReport {
   const groups = new Map<string, { format: BenchFormat; mode: BenchMode; rows: ScenarioResult[] }>();
-  for (const { scenario, result, cpuUsPerRequest } of measured) {
+  for (const { scenario, result, cpuUsPerRequest, latency } of measured) {
     const key = `${scenario.format}/${scenario.mode}`;
     let group = groups.get(key);
     if (!group) {
       group = { format: scenario.format, mode: scenario.mode, rows: [] };
       groups.set(key, group);
     }
-    group.rows.push({ id: scenario.id, format: scenario.format, mode: scenario.mode, target: scenario.target, ...result, cpuUsPerRequest });
+    group.rows.push({ id: scenario.id, format: scenario.format, mode: scenario.mode, target: scenario.target, ...result, cpuUsPerRequest, latency });
   }
   return {
     meta,
@@ -63,7 +67,8 @@ export function buildReport(
         bare?.cpuUsPerRequest !== undefined && gateway?.cpuUsPerRequest !== undefined
           ? gateway.cpuUsPerRequest - bare.cpuUsPerRequest
           : undefined;
-      return { ...group, comparison: bare && gateway ? compareTargets(bare, gateway) : undefined, addedCpuUsPerRequest };
+      const comparison = bare && gateway ? compareTargets(bare, gateway, bare.latency, gateway.latency) : undefined;
+      return { ...group, comparison, addedCpuUsPerRequest };
     }),
   };
 }

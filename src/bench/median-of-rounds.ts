@@ -3,6 +3,8 @@ import type { LoadResult } from "./load-result.ts";
 export interface Measured {
   readonly result: LoadResult;
   readonly cpuUsPerRequest: number | undefined;
+  /** The one-connection pass, when it ran. */
+  readonly latency?: LoadResult | undefined;
 }
 
 function median(values: readonly number[]): number {
@@ -22,7 +24,16 @@ function medianOf(values: ReadonlyArray<number | undefined>): number | undefined
  */
 export function medianOfRounds(rounds: readonly Measured[]): Measured {
   if (rounds.length === 0) throw new Error("medianOfRounds: no rounds");
-  const results = rounds.map((r) => r.result);
+  const latencies = rounds.flatMap((r) => (r.latency ? [r.latency] : []));
+  const folded = foldResults(rounds.map((r) => r.result));
+  return {
+    result: folded,
+    cpuUsPerRequest: medianOf(rounds.map((r) => r.cpuUsPerRequest)),
+    ...(latencies.length > 0 ? { latency: foldResults(latencies) } : {}),
+  };
+}
+
+function foldResults(results: readonly LoadResult[]): LoadResult {
   const first = results[0]!;
   const ttfbP50Ms = medianOf(results.map((r) => r.ttfbP50Ms));
   const ttfbP99Ms = medianOf(results.map((r) => r.ttfbP99Ms));
@@ -39,5 +50,5 @@ export function medianOfRounds(rounds: readonly Measured[]): Measured {
     ...(ttfbP99Ms !== undefined ? { ttfbP99Ms } : {}),
     ...(firstError !== undefined ? { firstError } : {}),
   };
-  return { result, cpuUsPerRequest: medianOf(rounds.map((r) => r.cpuUsPerRequest)) };
+  return result;
 }

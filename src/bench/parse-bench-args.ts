@@ -9,6 +9,8 @@ export interface BenchArgs {
   /** Every scenario runs this many times, interleaved; the report takes medians. */
   readonly rounds: number;
   readonly connections: number;
+  /** Seconds of the one-connection pass that measures added latency (0 = skip it). */
+  readonly latencySec: number;
   readonly warmupRequests: number;
   readonly formats: readonly BenchFormat[];
   readonly modes: readonly BenchMode[];
@@ -23,7 +25,8 @@ export interface BenchArgs {
 export const USAGE = `usage: bun run bench [options]
   --duration <s>          seconds per scenario and round (default 5)
   --rounds <n>            rounds over all scenarios; the report shows medians (default 3)
-  --connections <n>       concurrent connections (default 32)
+  --connections <n>       concurrent connections of the throughput pass (default 32)
+  --latency <s>           seconds of the one-connection latency pass per scenario and round (default 2; 0 = off)
   --warmup <n>            unmeasured requests per scenario first (default 300)
   --formats <list>        ${FORMAT_NAMES.join(",")} (default all)
   --modes <list>          ${MODE_NAMES.join(",")} (default all)
@@ -71,6 +74,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
         duration: { type: "string", default: "5" },
         rounds: { type: "string", default: "3" },
         connections: { type: "string", default: "32" },
+        latency: { type: "string", default: "2" },
         warmup: { type: "string", default: "300" },
         formats: { type: "string" },
         modes: { type: "string" },
@@ -92,6 +96,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     durationSec: positive("duration", values.duration, false),
     rounds: positive("rounds", values.rounds, true),
     connections: positive("connections", values.connections, true),
+    latencySec: values.latency === "0" ? 0 : positive("latency", values.latency, false),
     warmupRequests: positive("warmup", values.warmup, true),
     formats: list("formats", values.formats, FORMAT_NAMES),
     modes: list("modes", values.modes, MODE_NAMES),

@@ -9,6 +9,7 @@ export interface RunScenarioOptions {
   readonly tool: "wrk" | "builtin";
   readonly connections: number;
   readonly durationSec: number;
+  readonly latencySec: number;
   readonly warmupRequests: number;
   readonly scriptDir: string;
   readonly group: ChildGroup;
@@ -20,6 +21,11 @@ export interface ScenarioOutcome {
   readonly load: LoadResult;
   /** Server CPU µs per completed request; undefined without procfs. */
   readonly cpuUsPerRequest: number | undefined;
+  /**
+   * One connection, one request at a time: latency without queueing, which is what "added
+   * latency" means (at full load p50 is mostly time spent waiting in line).
+   */
+  readonly latency: LoadResult | undefined;
 }
 
 /**
@@ -45,5 +51,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   const cpuAfter = readProcessCpuMs(options.serverPid);
   const cpuUsPerRequest =
     cpuBefore === undefined || cpuAfter === undefined || load.requests === 0 ? undefined : ((cpuAfter - cpuBefore) * 1000) / load.requests;
-  return { load, cpuUsPerRequest };
+  const latency =
+    options.latencySec > 0 ? await runBuiltinLoad(scenario, { connections: 1, durationSec: options.latencySec }) : undefined;
+  return { load, cpuUsPerRequest, latency };
 }

@@ -43,6 +43,7 @@ async function bench(args: BenchArgs): Promise<void> {
       connections: args.connections,
       durationSec: args.durationSec,
       rounds: args.rounds,
+      latencySec: args.latencySec,
       bunVersion: Bun.version,
       nproc: availableParallelism(),
       startedAt: new Date().toISOString(),
@@ -57,7 +58,7 @@ async function bench(args: BenchArgs): Promise<void> {
     for (let round = 1; round <= args.rounds; round++) {
       for (const [i, scenario] of scenarios.entries()) {
         console.error(`bench: round ${round}/${args.rounds} [${i + 1}/${scenarios.length}] ${scenario.id}`);
-        const { load, cpuUsPerRequest } = await runScenario(scenario, {
+        const { load, cpuUsPerRequest, latency } = await runScenario(scenario, {
           ...args,
           tool,
           scriptDir,
@@ -66,7 +67,7 @@ async function bench(args: BenchArgs): Promise<void> {
         });
         // A server that crashed under load turns every later scenario into connection errors; stop with its output.
         group.assertAlive();
-        rounds[i]!.push({ result: load, cpuUsPerRequest });
+        rounds[i]!.push({ result: load, cpuUsPerRequest, latency });
       }
     }
     const report = buildReport(
