@@ -4,6 +4,12 @@
  * entries to FORMATS / TARGETS or by appending to what buildScenarios returns.
  */
 
+import { DEFAULT_CONFIG } from "../config/default-config.ts";
+import { setChatEffort } from "../upstream/chat/set-chat-effort.ts";
+import type { JsonObject } from "../upstream/effort-result.ts";
+import { setMessagesEffort } from "../upstream/messages/set-messages-effort.ts";
+import { setResponsesEffort } from "../upstream/responses/set-responses-effort.ts";
+
 export const FORMAT_NAMES = ["messages", "chat", "responses"] as const;
 export const MODE_NAMES = ["json", "stream"] as const;
 export const TARGET_NAMES = ["direct", "bare", "gateway"] as const;
@@ -83,6 +89,22 @@ export const FORMATS: Readonly<Record<BenchFormat, FormatSpec>> = {
 const UPSTREAM_MODEL = "sim-normal";
 const GATEWAY_MODEL = "normal";
 
+const SET_EFFORT = { messages: setMessagesEffort, chat: setChatEffort, responses: setResponsesEffort } as const;
+
+/**
+ * Direct and bare send what the gateway itself sends upstream, effort fields included (the tier's
+ * default effort on its model, set by the gateway's own code). Otherwise the upstream would do
+ * more work — signed thinking, reasoning items — for gateway requests than for the yardstick's,
+ * on the same two cores, and that work is not the gateway's overhead.
+ */
+function asForwarded(format: BenchFormat, body: Record<string, unknown>): Record<string, unknown> {
+  const tier = DEFAULT_CONFIG.tiers[GATEWAY_MODEL];
+  const model = DEFAULT_CONFIG.models[tier.models[0]!]!;
+  const forwarded: JsonObject = { ...body };
+  SET_EFFORT[format](forwarded, tier.defaultEffort, model);
+  return forwarded;
+}
+
 interface TargetSpec {
   readonly baseUrl: (endpoints: TargetEndpoints) => string;
   readonly model: string;
@@ -127,7 +149,9 @@ export function buildScenarios(selection: ScenarioSelection, endpoints: TargetEn
             ...(stream ? { accept: "text/event-stream" } : {}),
             ...spec.headers(endpoints, format),
           },
-          body: JSON.stringify(FORMATS[format].body(spec.model, stream)),
+          body: JSON.stringify(
+            target === "gateway" ? FORMATS[format].body(spec.model, stream) : asForwarded(format, FORMATS[format].body(spec.model, stream)),
+          ),
         });
       }
     }

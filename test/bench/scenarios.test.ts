@@ -49,3 +49,18 @@ describe("buildScenarios", () => {
     expect(some.map((s) => s.id)).toEqual(["chat/stream/bare", "chat/stream/gateway"]);
   });
 });
+
+describe("the yardstick asks the upstream for the same work as the gateway", () => {
+  test("direct and bare carry the effort fields the gateway sets for tier normal", () => {
+    const endpoints = { direct: "http://d", bare: "http://b", gateway: "http://g", gatewayKey: "k" };
+    const scenarios = buildScenarios({ formats: ["messages", "chat", "responses"], modes: ["json"], targets: ["direct", "bare", "gateway"] }, endpoints);
+    const body = (id: string) => JSON.parse(scenarios.find((s) => s.id === id)!.body) as Record<string, unknown>;
+    for (const target of ["direct", "bare"]) {
+      expect(body(`messages/json/${target}`)).toMatchObject({ model: "sim-normal", thinking: { type: "adaptive" }, output_config: { effort: "medium" } });
+      expect(body(`chat/json/${target}`)).toMatchObject({ model: "sim-normal", reasoning_effort: "medium" });
+      expect(body(`responses/json/${target}`)).toMatchObject({ model: "sim-normal", reasoning: { effort: "medium" } });
+    }
+    expect(body("messages/json/gateway").thinking).toBeUndefined();
+    expect(body("messages/json/gateway").model).toBe("normal");
+  });
+});

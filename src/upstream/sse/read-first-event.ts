@@ -31,7 +31,29 @@ export function parseSseEvent(block: string): SseEvent {
 /** The part of a stream reader the gateway uses (fetch bodies and test streams both fit). */
 export interface ByteReader {
   read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
+  /** Bun: every chunk already queued at once, synchronously when there are some. */
+  readMany?(): ReadManyResult | Promise<ReadManyResult>;
   cancel(reason?: unknown): Promise<void>;
+}
+
+export interface ReadManyResult {
+  readonly done: boolean;
+  readonly value: readonly Uint8Array[];
+}
+
+/**
+ * The next piece of a stream: all queued chunks joined (one await, often none, for a burst of
+ * events), or null at the end.
+ */
+export async function readNext(reader: ByteReader): Promise<Uint8Array | null> {
+  if (!reader.readMany) {
+    const result = await reader.read();
+    return result.done ? null : result.value;
+  }
+  const pending = reader.readMany();
+  const result = pending instanceof Promise ? await pending : pending;
+  if (result.value.length === 0) return result.done ? null : readNext(reader);
+  return result.value.length === 1 ? result.value[0]! : Buffer.concat(result.value);
 }
 
 export interface FirstEvent {
