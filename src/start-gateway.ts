@@ -51,7 +51,9 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   const authenticator = await createKeyAuthenticator({ database, ttlMs: config.keyCacheTtlMs });
   const plugins: AnyElysia[] = [adminRoutes({ database, adminToken: config.adminToken, accounts: createAccountStore(database) })];
   const app = createApp({ config, authenticator, providers: resolveProviders(config, options.env ?? process.env, sim?.url) }, plugins);
-  app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.bodyLimitBytes + 1024 * 1024 });
+  // The body limit is the pipeline's (declared length checked before reading, streamed bodies
+  // counted): Bun's own cap would answer 413 with an empty body, not in the caller's format.
+  app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: Number.MAX_SAFE_INTEGER });
   const port = app.server!.port!;
   return {
     url: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`,

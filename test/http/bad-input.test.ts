@@ -62,6 +62,12 @@ describe("size, paths and methods", () => {
     expect(res.json.error?.message).toContain("65536");
   });
 
+  test("a body many times the limit still gets the format's 413, not a bare one", async () => {
+    const res = await post("/v1/chat/completions", { model: "normal", messages: [{ role: "user", content: "x".repeat(3 * 1024 * 1024) }] });
+    expect(res.status).toBe(413);
+    expect(res.json.error?.type).toBe("request_too_large");
+  });
+
   test("a chunked body over the limit is refused while streaming", async () => {
     const chunk = new TextEncoder().encode("x".repeat(16 * 1024));
     let sent = 0;
