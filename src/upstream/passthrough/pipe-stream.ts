@@ -1,0 +1,104 @@
+import { GatewayError } from "../../canonical/gateway-error.ts";
+import type { WireFormat } from "../../canonical/wire-format.ts";
+import { encodeStreamError } from "../../formats/encode-stream-error.ts";
+import { readNext, type ByteReader } from "../sse/read-first-event.ts";
+import { createModelRewriter } from "./create-model-rewriter.ts";
+import { createTerminalWatch } from "./create-terminal-watch.ts";
+
+export interface PipeOptions {
+  readonly format: WireFormat;
+  readonly upstreamModelId: string;
+  /** What the client sees in `model`. */
+  readonly tier: string;
+  /** The client's signal: once it has gone, a broken upstream is nobody's news. */
+  readonly signal: AbortSignal;
+}
+
+const SEQUENCE_FIELD = Buffer.from('"sequence_number":');
+
+/** The last Responses `sequence_number` in a chunk, so an appended error event continues the count. */
+function lastSequenceNumber(chunk: Uint8Array, previous: number): number {
+  const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  const at = bytes.lastIndexOf(SEQUENCE_FIELD);
+  if (at < 0) return previous;
+  const value = Number.parseInt(bytes.subarray(at + SEQUENCE_FIELD.length, at + SEQUENCE_FIELD.length + 12).toString("latin1"), 10);
+  return Number.isNaN(value) ? previous : value;
+}
+
+/**
+ * Pipes the upstream stream to the client through Bun's direct sink (no intermediate JS queue),
+ * rewriting `model` and watching for the terminal event as bytes go by.
+ */
+export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptions): ReadableStream<Uint8Array> {
+  const rewriter = createModelRewriter(request.upstreamModelId, request.tier);
+  const watch = createTerminalWatch(request.format);
+  // Messages streams name the model once (message_start); after it, bytes pass through untouched.
+  const rewriteEveryChunk = request.format !== "messages" && request.upstreamModelId !== request.tier;
+  let raw = request.upstreamModelId === request.tier;
+  let sequence = -1;
+
+  const transform = (chunk: Uint8Array): Uint8Array => {
+    let out = chunk;
+    if (!raw) {
+      out = rewriter.push(chunk);
+      if (!rewriteEveryChunk && rewriter.rewritten > 0) {
+        const rest = rewriter.flush();
+        raw = true;
+        if (rest.length > 0) out = Buffer.concat([out, rest]);
+      }
+    }
+    watch.observe(out);
+    if (request.format === "responses") sequence = lastSequenceNumber(out, sequence);
+    return out;
+  };
+
+  /** What still has to go out at the end: held-back bytes and, after a failure, the format's error event. */
+  const ending = (failure: string | undefined): Uint8Array | undefined => {
+    const rest = raw ? undefined : rewriter.flush();
+    if (rest && rest.length > 0) watch.observe(rest);
+    if (watch.finished) return rest && rest.length > 0 ? rest : undefined;
+    // A stream never ends cleanly after a failure: the client gets the format's own error event.
+    const error = new GatewayError(502, "api_error", failure ?? "upstream stream ended before it was complete");
+    const event = Buffer.from(encodeStreamError(request.format, error, sequence + 1));
+    return rest && rest.length > 0 ? Buffer.concat([rest, event]) : event;
+  };
+
+  const source: Bun.DirectUnderlyingSource<Uint8Array> = {
+    type: "direct",
+    async pull(controller) {
+      let chunk: Uint8Array | undefined = first;
+      let failure: string | undefined;
+      for (;;) {
+        const out = transform(chunk);
+        if (out.byteLength > 0) {
+          const written = controller.write(out);
+          // 0: the client has gone away; stop reading the upstream.
+          if ((typeof written === "number" ? written : await written) === 0) {
+            await reader.cancel().catch(() => {});
+            return;
+          }
+          controller.flush();
+        }
+        let next: Uint8Array | null;
+        try {
+          next = await readNext(reader);
+        } catch (error) {
+          if (request.signal.aborted) return;
+          const code = error !== null && typeof error === "object" && "code" in error ? String(error.code) : "error";
+          failure = `upstream connection broke mid-stream (${code})`;
+          break;
+        }
+        if (next === null) break;
+        chunk = next;
+      }
+      const last = ending(failure);
+      if (last) controller.write(last);
+      // Resolving pull ends the response; an explicit close() here costs a second, slower ending.
+    },
+    cancel: async (reason) => {
+      await reader.cancel(reason).catch(() => {});
+    },
+  };
+  return new ReadableStream(source);
+}
+
