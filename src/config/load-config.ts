@@ -1,6 +1,7 @@
 import { Value } from "@sinclair/typebox/value";
 import { readFileSync } from "node:fs";
 import { DEFAULT_CONFIG } from "./default-config.ts";
+import { ENV_NAMES, EnvSchema, type EnvSettings } from "./env-schema.ts";
 import { FileConfigSchema, type Config, type FileConfig } from "./schema.ts";
 
 /** A bad setting. Start-up prints `message` as one line and exits. */
@@ -14,28 +15,32 @@ const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
 const DEFAULT_KEY_CACHE_TTL_MS = 60_000;
 const DEFAULT_UPSTREAM_TIMEOUT_MS = 120_000;
 
-function parsePort(env: Env): number {
-  const raw = env.PORT;
-  if (raw === undefined || raw === "") return 8787;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ConfigError(`PORT: expected an integer from 0 to 65535, got "${raw}"`);
-  }
-  return port;
+/** What the value of a setting had to be, and the value itself when it is safe to show. */
+function badSetting(name: keyof EnvSettings, value: string): ConfigError {
+  const schema = EnvSchema.properties[name] as unknown as { description: string; echo?: boolean };
+  return new ConfigError(`${name}: expected ${schema.description}${schema.echo ? `, got "${value}"` : ""}`);
 }
 
-function parseUrl(name: string, raw: string | undefined, protocols: readonly string[]): string | undefined {
-  if (raw === undefined || raw === "") return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name}: not a valid URL`);
+/** The gateway's own variables, empty ones counted as unset, checked against EnvSchema. */
+function readEnv(env: Env): EnvSettings {
+  const settings: Record<string, string> = {};
+  for (const name of ENV_NAMES) {
+    const value = env[name];
+    if (value !== undefined && value !== "") settings[name] = value;
   }
-  if (!protocols.includes(url.protocol)) {
-    throw new ConfigError(`${name}: expected a ${protocols.map((p) => p.replace(":", "://")).join(" or ")} URL, got ${url.protocol}//…`);
+  const first = Value.Errors(EnvSchema, settings).First();
+  if (first) {
+    const name = first.path.slice(1) as keyof EnvSettings;
+    throw badSetting(name, settings[name] ?? "");
   }
-  return raw;
+  const checked = settings as EnvSettings;
+  // What a pattern cannot say: the port's range, and that a URL actually parses.
+  if (checked.PORT !== undefined && Number(checked.PORT) > 65535) throw badSetting("PORT", checked.PORT);
+  for (const name of ["DATABASE_URL", "REDIS_URL"] as const) {
+    const url = checked[name];
+    if (url !== undefined && !URL.canParse(url)) throw badSetting(name, url);
+  }
+  return checked;
 }
 
 function readFileConfig(path: string): FileConfig {
@@ -98,20 +103,17 @@ function deepFreeze<T>(value: T): T {
 
 /** Reads the environment and the config file into one frozen, validated Config. */
 export function loadConfig(env: Env = process.env): Config {
-  const configPath = env.ROUTELANE_CONFIG || undefined;
+  const settings = readEnv(env);
+  const configPath = settings.ROUTELANE_CONFIG;
   const file = configPath ? readFileConfig(configPath) : structuredClone(DEFAULT_CONFIG);
   checkProviderKeys(file, env, configPath ? `ROUTELANE_CONFIG ${configPath}` : "built-in config");
-  const adminToken = env.ROUTELANE_ADMIN_TOKEN || undefined;
-  if (adminToken !== undefined && adminToken.length < 16) {
-    throw new ConfigError("ROUTELANE_ADMIN_TOKEN: must be at least 16 characters");
-  }
   return deepFreeze({
-    port: parsePort(env),
-    host: env.HOST || "127.0.0.1",
-    databaseUrl: parseUrl("DATABASE_URL", env.DATABASE_URL, ["postgres:", "postgresql:"]),
-    dataDir: env.ROUTELANE_DATA_DIR || "./data",
-    redisUrl: parseUrl("REDIS_URL", env.REDIS_URL, ["redis:", "rediss:", "valkey:", "valkeys:"]),
-    adminToken,
+    port: settings.PORT === undefined ? 8787 : Number(settings.PORT),
+    host: settings.HOST ?? "127.0.0.1",
+    databaseUrl: settings.DATABASE_URL,
+    dataDir: settings.ROUTELANE_DATA_DIR ?? "./data",
+    redisUrl: settings.REDIS_URL,
+    adminToken: settings.ROUTELANE_ADMIN_TOKEN,
     configPath,
     bodyLimitBytes: file.server?.bodyLimitBytes ?? DEFAULT_BODY_LIMIT,
     keyCacheTtlMs: file.server?.keyCacheTtlMs ?? DEFAULT_KEY_CACHE_TTL_MS,

@@ -73,9 +73,11 @@ describe("loadConfig", () => {
     [{ PORT: "eighty" }, 'PORT: expected an integer from 0 to 65535, got "eighty"'],
     [{ PORT: "70000" }, "PORT: expected an integer from 0 to 65535"],
     [{ DATABASE_URL: "mysql://x" }, "DATABASE_URL: expected a postgres:// or postgresql:// URL"],
-    [{ DATABASE_URL: "not a url" }, "DATABASE_URL: not a valid URL"],
+    [{ DATABASE_URL: "not a url" }, "DATABASE_URL: expected a postgres:// or postgresql:// URL"],
+    [{ DATABASE_URL: "postgres://[broken" }, "DATABASE_URL: expected a postgres:// or postgresql:// URL"],
+    [{ HOST: "two words" }, 'HOST: expected a host name or address, got "two words"'],
     [{ REDIS_URL: "http://x" }, "REDIS_URL: expected a redis://"],
-    [{ ROUTELANE_ADMIN_TOKEN: "short" }, "ROUTELANE_ADMIN_TOKEN: must be at least 16 characters"],
+    [{ ROUTELANE_ADMIN_TOKEN: "short" }, "ROUTELANE_ADMIN_TOKEN: expected at least 16 characters"],
     [{ ROUTELANE_CONFIG: "/nonexistent/config.json" }, "ROUTELANE_CONFIG: cannot read /nonexistent/config.json (ENOENT)"],
     [{ ROUTELANE_CONFIG: fileWith("{oops") }, "is not valid JSON"],
     [{ ROUTELANE_CONFIG: fileWith(tierWithUnknownModel) }, '/tiers/smart/models/1: unknown model "nope"'],
@@ -87,5 +89,16 @@ describe("loadConfig", () => {
     const message = messageOf(env as Record<string, string>);
     expect(message).toContain(expected);
     expect(message).not.toContain("\n");
+  });
+
+  test("a bad URL or token is never quoted back: it may hold a password", () => {
+    expect(messageOf({ DATABASE_URL: "mysql://user:hunter2@db/x" })).not.toContain("hunter2");
+    expect(messageOf({ REDIS_URL: "http://:hunter2@r" })).not.toContain("hunter2");
+    expect(messageOf({ ROUTELANE_ADMIN_TOKEN: "hunter2" })).not.toContain("hunter2");
+  });
+
+  test("empty variables count as unset", () => {
+    const config = loadConfig({ PORT: "", DATABASE_URL: "", ROUTELANE_ADMIN_TOKEN: "" });
+    expect([config.port, config.databaseUrl, config.adminToken]).toEqual([8787, undefined, undefined]);
   });
 });

@@ -1,0 +1,23 @@
+import { Type as t, type Static } from "@sinclair/typebox";
+
+/**
+ * The environment the gateway reads. `description` is what the value must be, quoted in the error;
+ * `echo` says the value may be quoted back (never for URLs or tokens, which can hold secrets).
+ */
+export const EnvSchema = t.Object(
+  {
+    PORT: t.Optional(t.String({ pattern: "^(0|[1-9][0-9]{0,4})$", description: "an integer from 0 to 65535", echo: true })),
+    HOST: t.Optional(t.String({ pattern: "^\\S+$", description: "a host name or address", echo: true })),
+    DATABASE_URL: t.Optional(t.String({ pattern: "^postgres(ql)?://\\S+$", description: "a postgres:// or postgresql:// URL" })),
+    ROUTELANE_DATA_DIR: t.Optional(t.String({ minLength: 1, description: "a directory path", echo: true })),
+    REDIS_URL: t.Optional(
+      t.String({ pattern: "^(redis|rediss|valkey|valkeys)://\\S+$", description: "a redis://, rediss://, valkey:// or valkeys:// URL" }),
+    ),
+    ROUTELANE_CONFIG: t.Optional(t.String({ minLength: 1, description: "the path of a JSON config file", echo: true })),
+    ROUTELANE_ADMIN_TOKEN: t.Optional(t.String({ minLength: 16, description: "at least 16 characters" })),
+  },
+  { additionalProperties: false },
+);
+export type EnvSettings = Static<typeof EnvSchema>;
+
+export const ENV_NAMES = Object.keys(EnvSchema.properties) as Array<keyof EnvSettings>;
