@@ -110,6 +110,22 @@ describe("POST /v1/messages", () => {
     }
   });
 
+  test("x-router-request-id is 16 characters and unique per request, on errors too", async () => {
+    const ids = await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        const res = await fetch(`${gw.url}/v1/messages`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-api-key": i % 2 === 0 ? key : "rl_wrong" },
+          body: JSON.stringify(params),
+        });
+        await res.arrayBuffer();
+        return res.headers.get("x-router-request-id");
+      }),
+    );
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9]{16}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   test("tool calls come back through the stream with their arguments", async () => {
     const message = await client.messages
       .stream({
