@@ -102,3 +102,17 @@ describe("loadConfig", () => {
     expect([config.port, config.databaseUrl, config.adminToken]).toEqual([8787, undefined, undefined]);
   });
 });
+
+describe("examples/config.json", () => {
+  test("is a complete, valid config equal to the built-in default", () => {
+    const path = join(import.meta.dir, "..", "..", "examples", "config.json");
+    const config = loadConfig({ ROUTELANE_CONFIG: path });
+    expect(config.configPath).toBe(path);
+    expect({ providers: config.providers, models: config.models, tiers: config.tiers }).toEqual({
+      providers: DEFAULT_CONFIG.providers,
+      models: DEFAULT_CONFIG.models,
+      tiers: DEFAULT_CONFIG.tiers,
+    });
+    expect([config.bodyLimitBytes, config.keyCacheTtlMs, config.upstreamTimeoutMs]).toEqual([33554432, 60000, 120000]);
+  });
+});
