@@ -3,10 +3,6 @@ import type { Tier } from "../canonical/tier.ts";
 export const PLANS = ["Starter", "Pro", "Enterprise"] as const;
 export type Plan = (typeof PLANS)[number];
 
-export function isPlan(value: unknown): value is Plan {
-  return typeof value === "string" && (PLANS as readonly string[]).includes(value);
-}
-
 /** Tiers each plan may call, in the order the models endpoint lists them. */
 export const PLAN_TIERS: Readonly<Record<Plan, readonly Tier[]>> = {
   Starter: ["fast", "normal"],

@@ -3,7 +3,6 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildReport, type BenchMeta } from "../bench/build-report.ts";
 import { createChildGroup } from "../bench/child-group.ts";
-import type { LoadResult } from "../bench/load-result.ts";
 import { BenchArgsError, parseBenchArgs, USAGE, type BenchArgs } from "../bench/parse-bench-args.ts";
 import { formatMeta, printReport } from "../bench/print-report.ts";
 import { hasWrk } from "../bench/run-wrk.ts";
