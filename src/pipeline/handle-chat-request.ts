@@ -73,7 +73,7 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
       headers: buildForwardHeaders(format, request.headers, provider, stream),
       body: JSON.stringify(body),
       stream,
-      signal: request.signal,
+      client: request,
       timeoutMs: deps.config.upstreamTimeoutMs,
       format,
       upstreamModelId: route.model.upstreamId,

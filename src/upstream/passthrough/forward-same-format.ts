@@ -1,7 +1,7 @@
 import { GatewayError } from "../../canonical/gateway-error.ts";
 import type { WireFormat } from "../../canonical/wire-format.ts";
 import { classifyUpstreamError } from "../classify-upstream-error.ts";
-import { createDeadlines } from "../create-deadlines.ts";
+import { createCallGuard, type AbortCause } from "../create-call-guard.ts";
 import { readFirstEvent, type ByteReader } from "../sse/read-first-event.ts";
 import { checkFirstEvent } from "./check-first-event.ts";
 import { rewriteModel } from "./create-model-rewriter.ts";
@@ -12,8 +12,8 @@ export interface ForwardRequest {
   readonly headers: Record<string, string>;
   readonly body: string;
   readonly stream: boolean;
-  /** Aborts the upstream call (the client went away). */
-  readonly signal: AbortSignal;
+  /** The client's request: its going away aborts the upstream call (its signal is read lazily: see CallGuard). */
+  readonly client: Request;
   /** Deadline for the first event (stream) or the whole body (non-stream), ms. */
   readonly timeoutMs: number;
   readonly format: WireFormat;
@@ -34,10 +34,10 @@ const timedOut = (ms: number): GatewayError =>
   new GatewayError(504, "timeout_error", `upstream did not answer within ${ms} ms`, { retryable: true });
 
 /** Why an upstream call failed before committing: the client left, the deadline passed, or the network. */
-function failureOf(error: unknown, request: ForwardRequest, expired: boolean): GatewayError {
+function failureOf(error: unknown, request: ForwardRequest, cause: AbortCause | undefined): GatewayError {
   if (error instanceof GatewayError) return error;
-  if (request.signal.aborted) return new GatewayError(499, "api_error", "client closed the request");
-  if (expired) return timedOut(request.timeoutMs);
+  if (cause === "client") return new GatewayError(499, "api_error", "client closed the request");
+  if (cause === "deadline") return timedOut(request.timeoutMs);
   return unreachable(error instanceof Error ? error.message : String(error));
 }
 
@@ -50,7 +50,7 @@ async function openUpstream(request: ForwardRequest, signal: AbortSignal): Promi
   return response;
 }
 
-const deadlines = createDeadlines();
+const guard = createCallGuard();
 
 /**
  * Same-format fast path: the request goes upstream as the client sent it (model and effort already
@@ -60,20 +60,18 @@ const deadlines = createDeadlines();
 export async function forwardSameFormat(request: ForwardRequest): Promise<Forwarded> {
   // One controller serves both causes of abort: the client leaving and the first-byte deadline.
   const upstream = new AbortController();
-  const onClientGone = (): void => upstream.abort();
-  request.signal.addEventListener("abort", onClientGone, { once: true });
-  let expired = false;
-  const untrack = deadlines.track(request.timeoutMs, () => {
-    expired = true;
+  let cause: AbortCause | undefined;
+  const release = guard.watch(request.timeoutMs, request.client, (why) => {
+    cause = why;
     upstream.abort();
   });
   try {
     const response = await openUpstream(request, upstream.signal);
     return request.stream ? await startStream(response, request) : await readBody(response, request);
   } catch (error) {
-    throw failureOf(error, request, expired);
+    throw failureOf(error, request, cause);
   } finally {
-    untrack();
+    release();
   }
 }
 

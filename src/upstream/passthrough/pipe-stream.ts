@@ -10,8 +10,8 @@ export interface PipeOptions {
   readonly upstreamModelId: string;
   /** What the client sees in `model`. */
   readonly tier: string;
-  /** The client's signal: once it has gone, a broken upstream is nobody's news. */
-  readonly signal: AbortSignal;
+  /** The client's request: once it has gone, a broken upstream is nobody's news. */
+  readonly client: Request;
 }
 
 const SEQUENCE_FIELD = Buffer.from('"sequence_number":');
@@ -83,7 +83,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
         try {
           next = await readNext(reader);
         } catch (error) {
-          if (request.signal.aborted) return;
+          if (request.client.signal.aborted) return;
           const code = error !== null && typeof error === "object" && "code" in error ? String(error.code) : "error";
           failure = `upstream connection broke mid-stream (${code})`;
           break;
