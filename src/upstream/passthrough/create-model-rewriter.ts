@@ -76,11 +76,22 @@ export function rewriteModel(bytes: Buffer, upstreamId: string, tier: string): [
 }
 
 export function createModelRewriter(upstreamId: string, tier: string): ModelRewriter {
+  const needles = needlesFor(upstreamId, tier);
   let carry: Buffer = EMPTY;
   let rewritten = 0;
+  // An upstream writes its JSON one way throughout: once a spelling has matched, only it is searched.
+  let spelling: Buffer | undefined;
   const rewrite = (bytes: Buffer): Buffer => {
-    const [out, count] = rewriteModel(bytes, upstreamId, tier);
-    rewritten += count;
+    if (spelling) {
+      const [out, count] = replaceAll(bytes, spelling, needles.replacement);
+      rewritten += count;
+      return out;
+    }
+    const [compact, compactCount] = replaceAll(bytes, needles.compact, needles.replacement);
+    const [out, spacedCount] = replaceAll(compact, needles.spaced, needles.replacement);
+    if (compactCount > 0) spelling = needles.compact;
+    else if (spacedCount > 0) spelling = needles.spaced;
+    rewritten += compactCount + spacedCount;
     return out;
   };
   return {

@@ -16,13 +16,19 @@ export interface PipeOptions {
 
 const SEQUENCE_FIELD = Buffer.from('"sequence_number":');
 
-/** The last Responses `sequence_number` in a chunk, so an appended error event continues the count. */
-function lastSequenceNumber(chunk: Uint8Array, previous: number): number {
-  const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-  const at = bytes.lastIndexOf(SEQUENCE_FIELD);
-  if (at < 0) return previous;
-  const value = Number.parseInt(bytes.subarray(at + SEQUENCE_FIELD.length, at + SEQUENCE_FIELD.length + 12).toString("latin1"), 10);
-  return Number.isNaN(value) ? previous : value;
+/**
+ * The last Responses `sequence_number` among the chunks sent, newest first, so an appended error
+ * event continues the count. Only needed on the failure path, so nothing is tracked per chunk.
+ */
+function lastSequenceNumber(chunks: readonly Uint8Array[]): number {
+  for (const chunk of chunks) {
+    const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const at = bytes.lastIndexOf(SEQUENCE_FIELD);
+    if (at < 0) continue;
+    const value = Number.parseInt(bytes.subarray(at + SEQUENCE_FIELD.length, at + SEQUENCE_FIELD.length + 12).toString("latin1"), 10);
+    if (!Number.isNaN(value)) return value;
+  }
+  return -1;
 }
 
 /**
@@ -35,7 +41,9 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
   // Messages streams name the model once (message_start); after it, bytes pass through untouched.
   const rewriteEveryChunk = request.format !== "messages" && request.upstreamModelId !== request.tier;
   let raw = request.upstreamModelId === request.tier;
-  let sequence = -1;
+  // The last two chunks sent: where the failure path finds the sequence number.
+  let latest: Uint8Array | undefined;
+  let previous: Uint8Array | undefined;
 
   const transform = (chunk: Uint8Array): Uint8Array => {
     let out = chunk;
@@ -48,7 +56,10 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
       }
     }
     watch.observe(out);
-    if (request.format === "responses") sequence = lastSequenceNumber(out, sequence);
+    if (out.byteLength > 0) {
+      previous = latest;
+      latest = out;
+    }
     return out;
   };
 
@@ -59,7 +70,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     if (watch.finished) return rest && rest.length > 0 ? rest : undefined;
     // A stream never ends cleanly after a failure: the client gets the format's own error event.
     const error = new GatewayError(502, "api_error", failure ?? "upstream stream ended before it was complete");
-    const event = Buffer.from(encodeStreamError(request.format, error, sequence + 1));
+    const event = Buffer.from(encodeStreamError(request.format, error, lastSequenceNumber([latest, previous].filter((c): c is Uint8Array => c !== undefined)) + 1));
     return rest && rest.length > 0 ? Buffer.concat([rest, event]) : event;
   };
 
