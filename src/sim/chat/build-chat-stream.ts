@@ -13,20 +13,20 @@ const DONE = "data: [DONE]\n\n";
  * `include_usage` (earlier chunks then carry `usage: null`), and `[DONE]`.
  */
 export function buildChatStream(input: ChatInput, answer: SimAnswer, created: number): string[] {
-  const id = makeId("chatcmpl-", input.seed);
-  const chunk = (delta: Record<string, unknown>, finishReason: string | null): string => {
-    const body: Record<string, unknown> = {
-      id,
-      object: "chat.completion.chunk",
-      created,
-      model: input.model,
-      service_tier: "default",
-      system_fingerprint: null,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
-    };
-    if (input.includeUsage) body.usage = null;
-    return sseData(body);
+  const header = {
+    id: makeId("chatcmpl-", input.seed),
+    object: "chat.completion.chunk",
+    created,
+    model: input.model,
+    service_tier: "default",
+    system_fingerprint: null,
   };
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null): string =>
+    sseData({
+      ...header,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      ...(input.includeUsage ? { usage: null } : {}),
+    });
   const frames: string[] = [chunk({ role: "assistant", content: "", refusal: null }, null)];
   for (const piece of splitText(answer.text)) frames.push(chunk({ content: piece }, null));
   for (const [index, call] of chatToolCalls(input, answer).entries()) {
@@ -37,18 +37,7 @@ export function buildChatStream(input: ChatInput, answer: SimAnswer, created: nu
   }
   frames.push(chunk({}, chatFinishReason(answer.stop)));
   if (input.includeUsage) {
-    frames.push(
-      sseData({
-        id,
-        object: "chat.completion.chunk",
-        created,
-        model: input.model,
-        service_tier: "default",
-        system_fingerprint: null,
-        choices: [],
-        usage: chatUsage(input, answer),
-      }),
-    );
+    frames.push(sseData({ ...header, choices: [], usage: chatUsage(input, answer) }));
   }
   frames.push(DONE);
   return frames;

@@ -1,8 +1,5 @@
 import { anthropicError } from "../anthropic-error.ts";
-import { applyLeadingFault } from "../apply-leading-fault.ts";
-import { makeId } from "../make-id.ts";
-import { planAnswer } from "../plan-answer.ts";
-import { readControls } from "../read-controls.ts";
+import { prepareAnswer } from "../prepare-answer.ts";
 import { sendEvents } from "../send-events.ts";
 import { sendJson } from "../send-json.ts";
 import type { SimRequest } from "../types.ts";
@@ -13,17 +10,14 @@ import { readMessagesRequest } from "./read-messages-request.ts";
 
 /** `POST /v1/messages`: the Anthropic Messages API, stream and non-stream. */
 export async function handleMessages(req: SimRequest): Promise<Response> {
-  const requestId = makeId("req_sim", req.seed);
-  if (req.invalidJson) return anthropicError(400, "There was an error parsing the body of your request: invalid JSON", requestId);
-  const read = readMessagesRequest(req.body, req.seed, true);
-  if (!read.ok) return anthropicError(400, read.message, requestId);
-  const input = read.value;
-  const badThinking = checkThinkingHistory(input.messages, input.model);
-  if (badThinking) return anthropicError(400, badThinking, requestId);
-  const { fault, text } = readControls(req, input.model, input.userText);
-  const early = await applyLeadingFault(fault, req.signal, (status, message) => anthropicError(status, message, requestId));
-  if (early) return early;
-  const answer = planAnswer(input, fault, text);
+  const prepared = await prepareAnswer(req, {
+    invalidJsonMessage: "There was an error parsing the body of your request: invalid JSON",
+    read: (body, seed) => readMessagesRequest(body, seed, true),
+    renderError: anthropicError,
+    check: (input) => checkThinkingHistory(input.messages, input.model),
+  });
+  if (prepared instanceof Response) return prepared;
+  const { input, answer, fault, requestId } = prepared;
   const headers = { "request-id": requestId };
   return input.stream
     ? sendEvents(buildMessagesStream(input, answer), fault, headers)
