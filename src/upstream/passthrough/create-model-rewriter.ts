@@ -1,3 +1,5 @@
+import { asBuffer } from "../as-buffer.ts";
+
 /**
  * Rewrites the upstream model id to the tier name in `"model":"…"` fields of a byte stream,
  * without decoding it. A raw `"model":"id"` sequence can only be JSON structure (inside a JSON
@@ -96,7 +98,7 @@ export function createModelRewriter(upstreamId: string, tier: string): ModelRewr
   };
   return {
     push(chunk) {
-      const bytes = carry.length === 0 ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) : Buffer.concat([carry, chunk]);
+      const bytes = carry.length === 0 ? asBuffer(chunk) : Buffer.concat([carry, chunk]);
       const cut = bytes.lastIndexOf(LF) + 1;
       carry = cut === bytes.length ? EMPTY : Buffer.from(bytes.subarray(cut));
       return cut === 0 ? EMPTY : rewrite(bytes.subarray(0, cut));

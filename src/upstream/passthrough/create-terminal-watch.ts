@@ -1,4 +1,5 @@
 import type { WireFormat } from "../../canonical/wire-format.ts";
+import { asBuffer } from "../as-buffer.ts";
 
 /** Byte sequences that mark a stream as properly finished (or already failed) in each format. */
 const TERMINALS: Readonly<Record<WireFormat, readonly Buffer[]>> = {
@@ -18,7 +19,6 @@ export interface TerminalWatch {
   readonly finished: boolean;
 }
 
-const asBuffer = (chunk: Uint8Array): Buffer => Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 
 /**
  * Watches a passing stream for its terminal event without parsing it.

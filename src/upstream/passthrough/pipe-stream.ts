@@ -4,6 +4,7 @@ import { encodeStreamError } from "../../formats/encode-stream-error.ts";
 import { readNext, type ByteReader } from "../sse/read-first-event.ts";
 import { createModelRewriter } from "./create-model-rewriter.ts";
 import { createTerminalWatch } from "./create-terminal-watch.ts";
+import { asBuffer } from "../as-buffer.ts";
 
 export interface PipeOptions {
   readonly format: WireFormat;
@@ -22,7 +23,7 @@ const SEQUENCE_FIELD = Buffer.from('"sequence_number":');
  */
 function lastSequenceNumber(chunks: readonly Uint8Array[]): number {
   for (const chunk of chunks) {
-    const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const bytes = asBuffer(chunk);
     const at = bytes.lastIndexOf(SEQUENCE_FIELD);
     if (at < 0) continue;
     const value = Number.parseInt(bytes.subarray(at + SEQUENCE_FIELD.length, at + SEQUENCE_FIELD.length + 12).toString("latin1"), 10);

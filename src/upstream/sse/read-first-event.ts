@@ -1,3 +1,4 @@
+import { asBuffer } from "../as-buffer.ts";
 /** One parsed SSE event: its `event:` name (if any) and its joined `data:` lines. */
 export interface SseEvent {
   readonly event: string | undefined;
@@ -73,7 +74,7 @@ export async function readFirstEvent(reader: ByteReader): Promise<FirstEvent | n
   for (;;) {
     const { done, value } = await reader.read();
     if (done) return null;
-    buffered = buffered.length === 0 ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : Buffer.concat([buffered, value]);
+    buffered = buffered.length === 0 ? asBuffer(value) : Buffer.concat([buffered, value]);
     for (;;) {
       const end = endOfFirstEvent(buffered.subarray(scanned));
       if (end < 0) break;
