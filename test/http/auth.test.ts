@@ -81,6 +81,17 @@ describe("keys", () => {
     expect((await call("/v1/messages", { "x-api-key": key })).status).toBe(401);
   });
 
+  test("rotation without downtime: both keys work until the old one is revoked", async () => {
+    const { key: oldKey, keyId: oldKeyId, accountId } = await gw.account("Pro");
+    const issued = await gw.store.issueKey(accountId);
+    if (!issued) throw new Error("account not found");
+    expect((await call("/v1/chat/completions", { authorization: `Bearer ${oldKey}` })).status).toBe(200);
+    expect((await call("/v1/chat/completions", { authorization: `Bearer ${issued.key}` })).status).toBe(200);
+    await gw.store.revokeKey(oldKeyId);
+    expect((await call("/v1/chat/completions", { authorization: `Bearer ${oldKey}` })).status).toBe(401);
+    expect((await call("/v1/chat/completions", { authorization: `Bearer ${issued.key}` })).status).toBe(200);
+  });
+
   test("a key with an older prefix works: only its hash matters", async () => {
     const { accountId } = await gw.account("Pro");
     const legacy = "sk-legacy-0123456789abcdefghijklmnopqrstuvwxyz";
