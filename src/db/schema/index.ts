@@ -1,1 +1,3 @@
 export * from "./accounts.ts";
+export * from "./decision-cache.ts";
+export * from "./usage.ts";

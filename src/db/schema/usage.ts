@@ -1,0 +1,38 @@
+import { bigint, bigserial, boolean, doublePrecision, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { accounts } from "./accounts.ts";
+
+/**
+ * One row per answered request. `request_id` is unique so that a batch retried after a database
+ * blip never counts a request twice.
+ */
+export const usageRecords = pgTable(
+  "usage_records",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    requestId: text("request_id").notNull().unique(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+    /** The called wire format: messages | chat | responses | count_tokens. */
+    endpoint: text("endpoint").notNull(),
+    tier: text("tier").notNull(),
+    model: text("model"),
+    effort: text("effort"),
+    source: text("source"),
+    cacheHit: boolean("cache_hit").notNull().default(false),
+    status: integer("status").notNull(),
+    latencyMs: doublePrecision("latency_ms").notNull(),
+    ttfbMs: doublePrecision("ttfb_ms"),
+    inputTokens: bigint("input_tokens", { mode: "number" }).notNull().default(0),
+    outputTokens: bigint("output_tokens", { mode: "number" }).notNull().default(0),
+    cacheReadTokens: bigint("cache_read_tokens", { mode: "number" }).notNull().default(0),
+    cacheWriteTokens: bigint("cache_write_tokens", { mode: "number" }).notNull().default(0),
+    reasoningTokens: bigint("reasoning_tokens", { mode: "number" }).notNull().default(0),
+    costUsd: doublePrecision("cost_usd").notNull().default(0),
+  },
+  (table) => [index("usage_records_account_created_idx").on(table.accountId, table.createdAt)],
+);
+
+export type UsageRecordRow = typeof usageRecords.$inferSelect;
+export type NewUsageRecord = typeof usageRecords.$inferInsert;
