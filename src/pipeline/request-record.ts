@@ -1,0 +1,44 @@
+import type { Usage } from "../canonical/usage.ts";
+
+/** The endpoint a record is about. */
+export type RecordEndpoint = "messages" | "chat" | "responses" | "count_tokens";
+
+/**
+ * What the pipeline reports once a request has finished (the last byte of a stream sent, or the
+ * client gone). The request log, metrics and usage accounting all consume it; none of it is in
+ * the hot path (consumers buffer). It never holds a key, a prompt or a body.
+ */
+export interface RequestRecord {
+  readonly requestId: string;
+  /** When the request arrived (ms since epoch). */
+  readonly startedAt: number;
+  readonly endpoint: RecordEndpoint;
+  readonly stream: boolean;
+  /** Absent when authentication failed. */
+  readonly accountId?: string;
+  readonly plan?: string;
+  readonly tier?: string;
+  /** Config name of the model that answered (or was last tried). */
+  readonly model?: string;
+  readonly effort?: string;
+  readonly source?: string;
+  /** HTTP status sent; a stream that failed after its first byte keeps 200 and sets `streamError`. */
+  readonly status: number;
+  readonly errorType?: string;
+  readonly streamError?: string;
+  /** True when the client went away before the end. */
+  readonly clientAborted: boolean;
+  readonly latencyMs: number;
+  /** Time to the first byte of the body sent to the client. */
+  readonly ttfbMs?: number;
+  readonly usage?: Usage;
+  readonly costUsd?: number;
+  readonly cacheHit: boolean;
+  /** Upstream attempts made (1 = no failover). */
+  readonly attempts: number;
+  /** Conversion and effort-mapping warnings. */
+  readonly warnings: readonly string[];
+}
+
+/** A consumer of finished requests. Must not throw and must not block. */
+export type RequestObserver = (record: RequestRecord) => void;
