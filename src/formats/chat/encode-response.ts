@@ -1,0 +1,39 @@
+import type { CanonicalResponse } from "../../canonical/response.ts";
+import type { EncodeContext } from "../client-format.ts";
+import { mapStopReason } from "./map-stop-reason.ts";
+import { mapUsage } from "./map-usage.ts";
+
+/**
+ * A canonical answer → the Chat Completions non-stream body. Thinking is shown as the
+ * `reasoning_content` extension (SDKs ignore it); redacted thinking and signatures have no place.
+ * The `model` shown is the tier the client called.
+ */
+export function encodeChatResponse(response: CanonicalResponse, ctx: EncodeContext): Record<string, unknown> {
+  let text = "";
+  let reasoning = "";
+  const toolCalls: Record<string, unknown>[] = [];
+  for (const part of response.content) {
+    if (part.type === "text") text += part.text;
+    else if (part.type === "thinking") reasoning += reasoning === "" || part.text === "" ? part.text : `\n\n${part.text}`;
+    else if (part.type === "tool_call") {
+      toolCalls.push({ id: part.id, type: "function", function: { name: part.name, arguments: part.arguments === "" ? "{}" : part.arguments } });
+    }
+  }
+  const message: Record<string, unknown> = {
+    role: "assistant",
+    content: text === "" && toolCalls.length > 0 ? null : text,
+    refusal: null,
+    annotations: [],
+  };
+  if (reasoning !== "") message.reasoning_content = reasoning;
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  return {
+    id: response.id,
+    object: "chat.completion",
+    created: ctx.created,
+    model: ctx.model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: mapStopReason(response.stopReason) }],
+    usage: mapUsage(response.usage),
+    system_fingerprint: null,
+  };
+}

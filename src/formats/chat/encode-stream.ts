@@ -1,0 +1,119 @@
+import { GatewayError, type GatewayErrorType } from "../../canonical/gateway-error.ts";
+import type { StreamError, StreamEvent } from "../../canonical/stream-event.ts";
+import type { EncodeContext, StreamEncoder } from "../client-format.ts";
+import { encodeChatStreamError } from "./encode-stream-error.ts";
+import { mapStopReason } from "./map-stop-reason.ts";
+import { mapUsage } from "./map-usage.ts";
+
+export interface ChatStreamState {
+  readonly ctx: EncodeContext;
+  readonly id: string;
+  readonly started: boolean;
+  /** Canonical block index → Chat `tool_calls[].index`, for tool-call blocks only. */
+  readonly toolIndexes: ReadonlyMap<number, number>;
+  /** After `finish` or `error` nothing more is written. */
+  readonly ended: boolean;
+}
+
+const GATEWAY_ERROR_TYPES: ReadonlySet<string> = new Set<GatewayErrorType>([
+  "invalid_request_error",
+  "authentication_error",
+  "permission_error",
+  "not_found_error",
+  "request_too_large",
+  "rate_limit_error",
+  "api_error",
+  "upstream_error",
+  "overloaded_error",
+  "timeout_error",
+]);
+
+const asGatewayError = (error: StreamError): GatewayError =>
+  new GatewayError(error.status, GATEWAY_ERROR_TYPES.has(error.type) ? (error.type as GatewayErrorType) : "api_error", error.message);
+
+const frame = (payload: unknown): string => `data: ${JSON.stringify(payload)}\n\n`;
+
+/** One chunk with a single choice; `usage: null` on every chunk but the last when usage was asked for, as the API does. */
+function chunk(state: ChatStreamState, delta: Record<string, unknown>, finishReason: string | null = null): string {
+  return frame({
+    id: state.id,
+    object: "chat.completion.chunk",
+    created: state.ctx.created,
+    model: state.ctx.model,
+    system_fingerprint: null,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    ...(state.ctx.includeUsage ? { usage: null } : {}),
+  });
+}
+
+const ROLE_DELTA = { role: "assistant", content: "", refusal: null };
+
+/** The role chunk, written first; events that arrive before `start` still get it (with a placeholder id). */
+function ensureStarted(state: ChatStreamState): readonly [ChatStreamState, string] {
+  if (state.started) return [state, ""];
+  const next = { ...state, started: true };
+  return [next, chunk(next, ROLE_DELTA)];
+}
+
+function finish(state: ChatStreamState, event: Extract<StreamEvent, { type: "finish" }>): string {
+  let out = chunk(state, {}, mapStopReason(event.stopReason));
+  if (state.ctx.includeUsage) {
+    out += frame({
+      id: state.id,
+      object: "chat.completion.chunk",
+      created: state.ctx.created,
+      model: state.ctx.model,
+      system_fingerprint: null,
+      choices: [],
+      usage: mapUsage(event.usage),
+    });
+  }
+  return `${out}data: [DONE]\n\n`;
+}
+
+function stepContent(state: ChatStreamState, event: StreamEvent): readonly [ChatStreamState, string] {
+  switch (event.type) {
+    case "block_start": {
+      if (event.block.type !== "tool_call") return [state, ""];
+      const index = state.toolIndexes.size;
+      const toolIndexes = new Map(state.toolIndexes).set(event.index, index);
+      const call = { index, id: event.block.id, type: "function", function: { name: event.block.name, arguments: "" } };
+      return [{ ...state, toolIndexes }, chunk(state, { tool_calls: [call] })];
+    }
+    case "text_delta":
+      return [state, event.text === "" ? "" : chunk(state, { content: event.text })];
+    case "thinking_delta":
+      return [state, event.text === "" ? "" : chunk(state, { reasoning_content: event.text })];
+    case "tool_args_delta": {
+      const index = state.toolIndexes.get(event.index);
+      if (index === undefined || event.fragment === "") return [state, ""];
+      return [state, chunk(state, { tool_calls: [{ index, function: { arguments: event.fragment } }] })];
+    }
+    default:
+      // Signatures and block stops have no Chat form.
+      return [state, ""];
+  }
+}
+
+/**
+ * Canonical stream → Chat Completions SSE: the role chunk, content / `reasoning_content` /
+ * tool-call deltas (id and name on a call's first chunk, then `function.arguments` fragments as
+ * they come), the finish chunk, the `choices: []` usage chunk when asked for, and `[DONE]`.
+ * An error becomes the format's error chunk and no `[DONE]` follows, so clients see a failure.
+ */
+export const chatStreamEncoder: StreamEncoder<ChatStreamState> = {
+  initial: (ctx) => ({ ctx, id: "chatcmpl-routelane", started: false, toolIndexes: new Map(), ended: false }),
+  step(state, event) {
+    if (state.ended) return [state, ""];
+    if (event.type === "error") return [{ ...state, ended: true }, encodeChatStreamError(asGatewayError(event.error))];
+    if (event.type === "start") {
+      if (state.started) return [state, ""];
+      const next = { ...state, id: event.id, started: true };
+      return [next, chunk(next, ROLE_DELTA)];
+    }
+    const [started, head] = ensureStarted(state);
+    if (event.type === "finish") return [{ ...started, ended: true }, head + finish(started, event)];
+    const [next, body] = stepContent(started, event);
+    return [next, head + body];
+  },
+};

@@ -1,0 +1,40 @@
+import type { CanonicalResponse } from "../../canonical/response.ts";
+import type { EncodeContext } from "../client-format.ts";
+import { buildResponseObject, functionCallItem, itemIdFor, messageItem, reasoningItem, responseIdFor } from "./build-output-items.ts";
+import { encodeResponsesOutcome } from "./map-stop-reason.ts";
+
+type JsonObject = Record<string, unknown>;
+
+/**
+ * A canonical answer as a Responses body: one output item per part, in order (reasoning, message,
+ * function_call). Redacted thinking has no Responses form and is left out.
+ */
+export function encodeResponsesResponse(response: CanonicalResponse, ctx: EncodeContext): JsonObject {
+  const id = responseIdFor(response.id);
+  const output: JsonObject[] = [];
+  for (const part of response.content) {
+    const position = output.length;
+    switch (part.type) {
+      case "text":
+        output.push(messageItem(itemIdFor("msg", id, position), [part.text], "completed"));
+        break;
+      case "thinking":
+        output.push(reasoningItem(itemIdFor("rs", id, position), part));
+        break;
+      case "tool_call":
+        output.push(functionCallItem(itemIdFor("fc", id, position), part.id, part.name, part.arguments, "completed"));
+        break;
+      case "redacted_thinking":
+        break;
+      default: {
+        const unreachable: never = part;
+        return unreachable;
+      }
+    }
+  }
+  const outcome = encodeResponsesOutcome(response.stopReason);
+  return buildResponseObject(
+    { id, status: outcome.status, incompleteDetails: outcome.incompleteDetails, output, usage: response.usage },
+    ctx,
+  );
+}

@@ -1,0 +1,194 @@
+import type { ThinkingPart } from "../../canonical/content-part.ts";
+import { GatewayError, type GatewayErrorType } from "../../canonical/gateway-error.ts";
+import type { BlockStart, StreamEvent } from "../../canonical/stream-event.ts";
+import type { EncodeContext, StreamEncoder } from "../client-format.ts";
+import {
+  buildResponseObject,
+  functionCallItem,
+  itemIdFor,
+  messageItem,
+  outputTextPart,
+  reasoningItem,
+  responseIdFor,
+} from "./build-output-items.ts";
+import { encodeResponsesStreamError } from "./encode-stream-error.ts";
+import { encodeResponsesOutcome } from "./map-stop-reason.ts";
+
+type JsonObject = Record<string, unknown>;
+
+interface OpenItem {
+  readonly kind: BlockStart["type"];
+  readonly outputIndex: number;
+  readonly itemId: string;
+  readonly callId: string;
+  readonly name: string;
+  /** Text, thinking text or argument JSON received so far. */
+  body: string;
+  signature: string | undefined;
+  /** Reasoning: whether the summary part was announced. */
+  summaryOpen: boolean;
+}
+
+/** Encoder state; owned by the reducer, which updates it in place and hands it back. */
+export interface ResponsesEncodeState {
+  readonly ctx: EncodeContext;
+  sequence: number;
+  id: string;
+  phase: "before" | "open" | "done";
+  /** Open output items by canonical block index. */
+  readonly open: Map<number, OpenItem>;
+  /** Finished items by output index, for `response.completed`. */
+  readonly done: JsonObject[];
+  nextOutput: number;
+}
+
+function frame(state: ResponsesEncodeState, type: string, fields: JsonObject): string {
+  const data = { type, sequence_number: state.sequence++, ...fields };
+  return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+function opening(state: ResponsesEncodeState, id: string): string {
+  state.id = responseIdFor(id);
+  state.phase = "open";
+  const response = buildResponseObject({ id: state.id, status: "in_progress", incompleteDetails: null, output: [], usage: null }, state.ctx);
+  return frame(state, "response.created", { response }) + frame(state, "response.in_progress", { response });
+}
+
+function startItem(state: ResponsesEncodeState, index: number, block: BlockStart): string {
+  if (block.type === "redacted_thinking") return "";
+  const outputIndex = state.nextOutput++;
+  const prefix = block.type === "text" ? "msg" : block.type === "thinking" ? "rs" : "fc";
+  const itemId = itemIdFor(prefix, state.id, outputIndex);
+  const item: OpenItem = {
+    kind: block.type,
+    outputIndex,
+    itemId,
+    callId: block.type === "tool_call" ? block.id : "",
+    name: block.type === "tool_call" ? block.name : "",
+    body: "",
+    signature: undefined,
+    summaryOpen: false,
+  };
+  state.open.set(index, item);
+  const at = { output_index: outputIndex };
+  if (block.type === "tool_call") {
+    return frame(state, "response.output_item.added", { ...at, item: functionCallItem(itemId, item.callId, item.name, "", "in_progress") });
+  }
+  if (block.type === "thinking") return frame(state, "response.output_item.added", { ...at, item: { type: "reasoning", id: itemId, summary: [] } });
+  return (
+    frame(state, "response.output_item.added", { ...at, item: messageItem(itemId, [], "in_progress") }) +
+    frame(state, "response.content_part.added", { ...at, item_id: itemId, content_index: 0, part: outputTextPart("") })
+  );
+}
+
+function thinkingDelta(state: ResponsesEncodeState, item: OpenItem, text: string): string {
+  const at = { item_id: item.itemId, output_index: item.outputIndex, summary_index: 0 };
+  let out = "";
+  if (!item.summaryOpen) {
+    item.summaryOpen = true;
+    out += frame(state, "response.reasoning_summary_part.added", { ...at, part: { type: "summary_text", text: "" } });
+  }
+  item.body += text;
+  return out + frame(state, "response.reasoning_summary_text.delta", { ...at, delta: text });
+}
+
+function delta(state: ResponsesEncodeState, event: Extract<StreamEvent, { index: number }>): string {
+  const item = state.open.get(event.index);
+  if (item === undefined) return "";
+  const at = { item_id: item.itemId, output_index: item.outputIndex };
+  switch (event.type) {
+    case "text_delta":
+      if (item.kind !== "text" || event.text === "") return "";
+      item.body += event.text;
+      return frame(state, "response.output_text.delta", { ...at, content_index: 0, delta: event.text, logprobs: [] });
+    case "thinking_delta":
+      return item.kind === "thinking" && event.text !== "" ? thinkingDelta(state, item, event.text) : "";
+    case "signature_delta":
+      item.signature = (item.signature ?? "") + event.signature;
+      return "";
+    case "tool_args_delta":
+      if (item.kind !== "tool_call" || event.fragment === "") return "";
+      item.body += event.fragment;
+      return frame(state, "response.function_call_arguments.delta", { ...at, delta: event.fragment });
+    default:
+      return "";
+  }
+}
+
+/** The `.done` events of an item, ending with `output_item.done` carrying the finished item. */
+function stopItem(state: ResponsesEncodeState, index: number): string {
+  const item = state.open.get(index);
+  if (item === undefined) return "";
+  state.open.delete(index);
+  const at = { item_id: item.itemId, output_index: item.outputIndex };
+  let out = "";
+  let finished: JsonObject;
+  if (item.kind === "text") {
+    out += frame(state, "response.output_text.done", { ...at, content_index: 0, text: item.body, logprobs: [] });
+    out += frame(state, "response.content_part.done", { ...at, content_index: 0, part: outputTextPart(item.body) });
+    finished = messageItem(item.itemId, [item.body], "completed");
+  } else if (item.kind === "tool_call") {
+    out += frame(state, "response.function_call_arguments.done", { ...at, name: item.name, arguments: item.body });
+    finished = functionCallItem(item.itemId, item.callId, item.name, item.body, "completed");
+  } else {
+    if (item.summaryOpen) {
+      const part = { ...at, summary_index: 0 };
+      out += frame(state, "response.reasoning_summary_text.done", { ...part, text: item.body });
+      out += frame(state, "response.reasoning_summary_part.done", { ...part, part: { type: "summary_text", text: item.body } });
+    }
+    const thinking: ThinkingPart = { type: "thinking", text: item.body, ...(item.signature !== undefined ? { signature: item.signature } : {}) };
+    finished = reasoningItem(item.itemId, thinking);
+  }
+  state.done[item.outputIndex] = finished;
+  return out + frame(state, "response.output_item.done", { output_index: item.outputIndex, item: finished });
+}
+
+function finish(state: ResponsesEncodeState, event: Extract<StreamEvent, { type: "finish" }>): string {
+  let out = "";
+  for (const index of [...state.open.keys()].sort((a, b) => a - b)) out += stopItem(state, index);
+  const outcome = encodeResponsesOutcome(event.stopReason);
+  const output = state.done.filter((item): item is JsonObject => item !== undefined);
+  const response = buildResponseObject(
+    { id: state.id, status: outcome.status, incompleteDetails: outcome.incompleteDetails, output, usage: event.usage },
+    state.ctx,
+  );
+  state.phase = "done";
+  return out + frame(state, outcome.status === "completed" ? "response.completed" : "response.incomplete", { response });
+}
+
+/**
+ * Canonical events → Responses SSE, as the API streams it: created, in_progress, per item
+ * added → deltas → dones, and `response.completed` (or `response.incomplete`) with the whole
+ * response. A failure becomes the in-stream `error` event and nothing follows it.
+ */
+export const responsesStreamEncoder = {
+  initial: (ctx: EncodeContext): ResponsesEncodeState => ({
+    ctx,
+    sequence: 0,
+    id: responseIdFor(""),
+    phase: "before",
+    open: new Map(),
+    done: [],
+    nextOutput: 0,
+  }),
+  step(state: ResponsesEncodeState, event: StreamEvent): readonly [ResponsesEncodeState, string] {
+    if (state.phase === "done") return [state, ""];
+    if (event.type === "error") {
+      state.phase = "done";
+      const error = new GatewayError(event.error.status, event.error.type as GatewayErrorType, event.error.message);
+      return [state, encodeResponsesStreamError(error, state.sequence++)];
+    }
+    if (event.type === "start") return [state, state.phase === "before" ? opening(state, event.id) : ""];
+    const prelude = state.phase === "before" ? opening(state, "") : "";
+    switch (event.type) {
+      case "block_start":
+        return [state, prelude + startItem(state, event.index, event.block)];
+      case "block_stop":
+        return [state, prelude + stopItem(state, event.index)];
+      case "finish":
+        return [state, prelude + finish(state, event)];
+      default:
+        return [state, prelude + delta(state, event)];
+    }
+  },
+} satisfies StreamEncoder<ResponsesEncodeState>;

@@ -1,0 +1,11 @@
+import type { StopReason } from "../../canonical/stop-reason.ts";
+import type { Usage } from "../../canonical/usage.ts";
+
+/** How a committed stream ended: its final usage and stop reason, or the failure sent in-stream. */
+export interface StreamOutcome {
+  readonly usage?: Usage;
+  readonly stopReason?: StopReason;
+  /** The message of the in-stream error event sent, when the stream failed. */
+  readonly error?: string;
+  readonly clientAborted: boolean;
+}
