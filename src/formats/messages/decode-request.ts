@@ -1,0 +1,147 @@
+import type { Converted } from "../../canonical/converted.ts";
+import type { TextPart } from "../../canonical/content-part.ts";
+import type { Effort } from "../../canonical/effort.ts";
+import { invalidRequest } from "../../canonical/gateway-error.ts";
+import type { CanonicalMessage, CanonicalRequest, ResponseFormat, Sampling } from "../../canonical/request.ts";
+import { decodeBlock, decodeContent, type Warn } from "./decode-content.ts";
+import { decodeToolChoice, decodeTools } from "./decode-tools.ts";
+import { isObject, objectAt, optionalNumber, stringAt, type JsonObject } from "./read-fields.ts";
+
+/** Top-level fields read into canonical places; everything else goes to `extra` by wire name. */
+const READ_FIELDS = new Set([
+  "model",
+  "max_tokens",
+  "messages",
+  "system",
+  "stream",
+  "tools",
+  "tool_choice",
+  "stop_sequences",
+  "temperature",
+  "top_p",
+  "top_k",
+  "metadata",
+  "thinking",
+  "output_config",
+]);
+
+function decodeSystem(value: unknown, warn: Warn): TextPart[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value === "string") return value === "" ? [] : [{ type: "text", text: value }];
+  if (!Array.isArray(value)) throw invalidRequest("`system`: expected a string or an array", "system");
+  return value.map((item, i) => {
+    const part = decodeBlock(item, `system[${i}]`, warn);
+    if (part?.type !== "text") throw invalidRequest(`\`system[${i}].type\`: expected "text"`, `system[${i}].type`);
+    return part;
+  });
+}
+
+/** Text parts of an instruction message; other blocks have no place in a system prompt. */
+function instructionText(message: CanonicalMessage, field: string): TextPart[] {
+  return message.content.map((part, i) => {
+    if (part.type !== "text") throw invalidRequest(`\`${field}.content[${i}].type\`: expected "text" in a system message`, `${field}.content[${i}].type`);
+    return part;
+  });
+}
+
+/**
+ * Leading system messages (before any user or assistant turn) join the top-level system prompt;
+ * later ones keep their place in the history as `system` messages.
+ */
+function decodeMessages(value: unknown, system: TextPart[], warn: Warn): CanonicalMessage[] {
+  if (!Array.isArray(value)) throw invalidRequest("`messages`: expected an array", "messages");
+  const messages: CanonicalMessage[] = [];
+  value.forEach((item, i) => {
+    const field = `messages[${i}]`;
+    const raw = objectAt(item, field);
+    const role = stringAt(raw.role, `${field}.role`);
+    if (role !== "user" && role !== "assistant" && role !== "system") {
+      throw invalidRequest(`\`${field}.role\`: expected "user", "assistant" or "system"`, `${field}.role`);
+    }
+    const message: CanonicalMessage = { role, content: decodeContent(raw.content, `${field}.content`, warn) };
+    if (role !== "system") messages.push(message);
+    else if (messages.length === 0) system.push(...instructionText(message, field));
+    else messages.push({ role, content: instructionText(message, field) });
+  });
+  return messages;
+}
+
+const OUTPUT_EFFORTS: Readonly<Record<string, Effort>> = { low: "low", medium: "medium", high: "high", xhigh: "max", max: "max" };
+
+/** The effort the client asked for, on the gateway scale (wire-formats §3.4 reverse mapping). */
+function clientEffort(thinking: unknown, outputConfig: JsonObject | undefined): Effort | undefined {
+  const asked = outputConfig && typeof outputConfig.effort === "string" ? OUTPUT_EFFORTS[outputConfig.effort] : undefined;
+  if (!isObject(thinking)) return asked;
+  if (thinking.type === "disabled") return "off";
+  if (thinking.type === "enabled" && typeof thinking.budget_tokens === "number") {
+    const budget = thinking.budget_tokens;
+    return budget < 2048 ? "low" : budget < 8192 ? "medium" : budget < 24576 ? "high" : "max";
+  }
+  // Adaptive thinking without an explicit effort runs at the API default, high.
+  return asked ?? (thinking.type === "adaptive" ? "high" : undefined);
+}
+
+function decodeResponseFormat(outputConfig: JsonObject | undefined): ResponseFormat | undefined {
+  if (!outputConfig || outputConfig.format === undefined || outputConfig.format === null) return undefined;
+  const format = objectAt(outputConfig.format, "output_config.format");
+  if (format.type !== "json_schema") throw invalidRequest('`output_config.format.type`: expected "json_schema"', "output_config.format.type");
+  // Messages schemas carry no name; OpenAI formats require one.
+  return { type: "json_schema", name: "response", schema: objectAt(format.schema, "output_config.format.schema") };
+}
+
+function decodeSampling(body: JsonObject): Sampling {
+  const temperature = optionalNumber(body.temperature, "temperature");
+  const topP = optionalNumber(body.top_p, "top_p");
+  const topK = optionalNumber(body.top_k, "top_k");
+  return {
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(topP !== undefined ? { topP } : {}),
+    ...(topK !== undefined ? { topK } : {}),
+  };
+}
+
+function decodeStop(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw invalidRequest("`stop_sequences`: expected an array", "stop_sequences");
+  return value.map((item, i) => stringAt(item, `stop_sequences[${i}]`));
+}
+
+/** Fields with no canonical place, by wire name; `output_config` keeps only what was not read. */
+function collectExtra(body: JsonObject, outputConfig: JsonObject | undefined): Record<string, unknown> {
+  const extra: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) if (!READ_FIELDS.has(key)) extra[key] = value;
+  if (outputConfig) {
+    const { effort: _effort, format: _format, ...rest } = outputConfig;
+    if (Object.keys(rest).length > 0) extra.output_config = rest;
+  }
+  return extra;
+}
+
+/** A Messages request body (already checked against the wire schema) → the canonical request. */
+export function decodeMessagesRequest(body: JsonObject): Converted<CanonicalRequest> {
+  const warnings = new Set<string>();
+  const warn: Warn = (message) => void warnings.add(message);
+  const system = decodeSystem(body.system, warn);
+  const messages = decodeMessages(body.messages, system, warn);
+  const outputConfig = body.output_config === undefined || body.output_config === null ? undefined : objectAt(body.output_config, "output_config");
+  const metadata = body.metadata === undefined || body.metadata === null ? undefined : objectAt(body.metadata, "metadata");
+  const user = metadata && typeof metadata.user_id === "string" ? metadata.user_id : undefined;
+  const maxTokens = optionalNumber(body.max_tokens, "max_tokens");
+  const effort = clientEffort(body.thinking, outputConfig);
+  const responseFormat = decodeResponseFormat(outputConfig);
+  const request: CanonicalRequest = {
+    system,
+    messages,
+    tools: decodeTools(body.tools, warn),
+    ...decodeToolChoice(body.tool_choice),
+    ...(maxTokens !== undefined ? { maxOutputTokens: maxTokens } : {}),
+    sampling: decodeSampling(body),
+    stop: decodeStop(body.stop_sequences),
+    ...(responseFormat ? { responseFormat } : {}),
+    stream: body.stream === true,
+    ...(user !== undefined ? { user } : {}),
+    ...(effort !== undefined ? { clientEffort: effort } : {}),
+    extra: collectExtra(body, outputConfig),
+  };
+  return { value: request, warnings: [...warnings] };
+}

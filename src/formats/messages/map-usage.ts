@@ -1,0 +1,43 @@
+import { ZERO_USAGE, type Usage } from "../../canonical/usage.ts";
+
+type JsonObject = Record<string, unknown>;
+
+const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0);
+const isObject = (value: unknown): value is JsonObject => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * Messages usage → canonical. Messages `input_tokens` leaves out cache reads and writes, the
+ * canonical count includes them, so they are added back. `base` supplies the fields an update
+ * does not carry (a `message_delta` may hold only `output_tokens`).
+ */
+export function usageFromMessages(raw: unknown, base: Usage = ZERO_USAGE): Usage {
+  if (!isObject(raw)) return base;
+  const has = (key: string): boolean => typeof raw[key] === "number";
+  const cacheRead = has("cache_read_input_tokens") ? count(raw.cache_read_input_tokens) : base.cacheReadTokens;
+  const cacheWrite = has("cache_creation_input_tokens") ? count(raw.cache_creation_input_tokens) : base.cacheWriteTokens;
+  const uncached = has("input_tokens") ? count(raw.input_tokens) : Math.max(0, base.inputTokens - base.cacheReadTokens - base.cacheWriteTokens);
+  const details = isObject(raw.output_tokens_details) ? raw.output_tokens_details : null;
+  return {
+    inputTokens: uncached + cacheRead + cacheWrite,
+    outputTokens: has("output_tokens") ? count(raw.output_tokens) : base.outputTokens,
+    cacheReadTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+    reasoningTokens: details && typeof details.thinking_tokens === "number" ? count(details.thinking_tokens) : base.reasoningTokens,
+  };
+}
+
+/** Canonical usage → the Messages `usage` object (input without cache reads and writes). */
+export function usageToMessages(usage: Usage): JsonObject {
+  return {
+    input_tokens: Math.max(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens),
+    cache_creation_input_tokens: usage.cacheWriteTokens,
+    cache_read_input_tokens: usage.cacheReadTokens,
+    // The TTL split is unknown across formats; writes are reported at the default 5-minute TTL.
+    cache_creation: { ephemeral_5m_input_tokens: usage.cacheWriteTokens, ephemeral_1h_input_tokens: 0 },
+    output_tokens: usage.outputTokens,
+    output_tokens_details: { thinking_tokens: usage.reasoningTokens },
+    server_tool_use: null,
+    service_tier: "standard",
+    inference_geo: null,
+  };
+}

@@ -1,0 +1,193 @@
+import type { GatewayErrorType } from "../../canonical/gateway-error.ts";
+import type { StopReason } from "../../canonical/stop-reason.ts";
+import type { StreamEvent } from "../../canonical/stream-event.ts";
+import { ZERO_USAGE, type Usage } from "../../canonical/usage.ts";
+import { stopReasonFromMessages } from "../../formats/messages/map-stop-reason.ts";
+import { usageFromMessages } from "../../formats/messages/map-usage.ts";
+import { isObject, type JsonObject } from "../../formats/messages/read-fields.ts";
+import type { StreamDecoder } from "../types.ts";
+
+export interface MessagesDecodeState {
+  readonly phase: "before" | "open" | "done";
+  /** Upstream block index → canonical index; null for blocks with no canonical place (server tools), whose events are skipped. */
+  readonly blocks: ReadonlyMap<number, number | null>;
+  /** Canonical blocks started and not yet stopped. */
+  readonly open: ReadonlySet<number>;
+  /** Canonical blocks started so far: the next one's index. */
+  readonly started: number;
+  readonly usage: Usage;
+  readonly stop: StopReason | null;
+}
+
+type Step = readonly [MessagesDecodeState, readonly StreamEvent[]];
+
+/** Messages error types → the gateway's status and type for an in-stream failure. */
+const UPSTREAM_ERRORS: Readonly<Record<string, readonly [number, GatewayErrorType]>> = {
+  invalid_request_error: [400, "invalid_request_error"],
+  not_found_error: [404, "not_found_error"],
+  request_too_large: [413, "request_too_large"],
+  rate_limit_error: [429, "rate_limit_error"],
+  overloaded_error: [529, "overloaded_error"],
+  timeout_error: [504, "timeout_error"],
+  api_error: [502, "api_error"],
+};
+
+function fail(state: MessagesDecodeState, status: number, type: string, message: string): Step {
+  return [{ ...state, phase: "done" }, [{ type: "error", error: { status, type, message } }]];
+}
+
+const malformed = (state: MessagesDecodeState, what: string): Step => fail(state, 502, "upstream_error", `upstream sent a malformed Messages stream: ${what}`);
+
+function upstreamError(state: MessagesDecodeState, data: JsonObject): Step {
+  const error = isObject(data.error) ? data.error : {};
+  const [status, type] = (typeof error.type === "string" ? UPSTREAM_ERRORS[error.type] : undefined) ?? [502, "upstream_error"];
+  const message = typeof error.message === "string" && error.message !== "" ? error.message : "upstream stream failed";
+  return fail(state, status, type, `upstream: ${message}`);
+}
+
+function onMessageStart(state: MessagesDecodeState, data: JsonObject): Step {
+  if (state.phase !== "before") return malformed(state, "a second message_start");
+  const message = isObject(data.message) ? data.message : null;
+  if (!message || typeof message.id !== "string") return malformed(state, "message_start without a message id");
+  const usage = usageFromMessages(message.usage);
+  const model = typeof message.model === "string" ? message.model : "";
+  return [{ ...state, phase: "open", usage }, [{ type: "start", id: message.id, model, usage }]];
+}
+
+/** The canonical events that open a block, plus whatever content the start already carries. */
+function openBlock(index: number, block: JsonObject): StreamEvent[] | null {
+  switch (block.type) {
+    case "text": {
+      const text = typeof block.text === "string" ? block.text : "";
+      return [{ type: "block_start", index, block: { type: "text" } }, ...(text ? [{ type: "text_delta" as const, index, text }] : [])];
+    }
+    case "thinking": {
+      const text = typeof block.thinking === "string" ? block.thinking : "";
+      const signature = typeof block.signature === "string" ? block.signature : "";
+      return [
+        { type: "block_start", index, block: { type: "thinking" } },
+        ...(text ? [{ type: "thinking_delta" as const, index, text }] : []),
+        ...(signature ? [{ type: "signature_delta" as const, index, signature }] : []),
+      ];
+    }
+    case "redacted_thinking":
+      return typeof block.data === "string" ? [{ type: "block_start", index, block: { type: "redacted_thinking", data: block.data } }] : null;
+    case "tool_use": {
+      if (typeof block.id !== "string" || typeof block.name !== "string") return null;
+      // Arguments normally stream as input_json_delta; an input given whole at the start is one fragment.
+      const given = isObject(block.input) && Object.keys(block.input).length > 0 ? JSON.stringify(block.input) : "";
+      return [
+        { type: "block_start", index, block: { type: "tool_call", id: block.id, name: block.name } },
+        ...(given ? [{ type: "tool_args_delta" as const, index, fragment: given }] : []),
+      ];
+    }
+    default:
+      return [];
+  }
+}
+
+function onBlockStart(state: MessagesDecodeState, data: JsonObject): Step {
+  if (typeof data.index !== "number" || !isObject(data.content_block) || state.blocks.has(data.index)) {
+    return malformed(state, "a content_block_start without a new index or block");
+  }
+  const index = state.started;
+  const events = openBlock(index, data.content_block);
+  if (events === null) return malformed(state, `an incomplete ${String(data.content_block.type)} block`);
+  if (events.length === 0) return [{ ...state, blocks: new Map(state.blocks).set(data.index, null) }, []];
+  const blocks = new Map(state.blocks).set(data.index, index);
+  return [{ ...state, blocks, open: new Set(state.open).add(index), started: index + 1 }, events];
+}
+
+function deltaEvent(index: number, delta: JsonObject): StreamEvent | null | undefined {
+  switch (delta.type) {
+    case "text_delta":
+      return typeof delta.text === "string" ? { type: "text_delta", index, text: delta.text } : undefined;
+    case "input_json_delta":
+      if (typeof delta.partial_json !== "string") return undefined;
+      return delta.partial_json === "" ? null : { type: "tool_args_delta", index, fragment: delta.partial_json };
+    case "thinking_delta":
+      return typeof delta.thinking === "string" ? { type: "thinking_delta", index, text: delta.thinking } : undefined;
+    case "signature_delta":
+      return typeof delta.signature === "string" ? { type: "signature_delta", index, signature: delta.signature } : undefined;
+    default:
+      // citations_delta and delta types added later have no canonical place.
+      return null;
+  }
+}
+
+function onBlockDelta(state: MessagesDecodeState, data: JsonObject): Step {
+  const index = typeof data.index === "number" ? state.blocks.get(data.index) : undefined;
+  if (index === undefined || !isObject(data.delta)) return malformed(state, "a content_block_delta for no started block");
+  if (index === null) return [state, []];
+  const event = deltaEvent(index, data.delta);
+  if (event === undefined) return malformed(state, `a ${String(data.delta.type)} without its value`);
+  return [state, event ? [event] : []];
+}
+
+function onBlockStop(state: MessagesDecodeState, data: JsonObject): Step {
+  const index = typeof data.index === "number" ? state.blocks.get(data.index) : undefined;
+  if (index === undefined) return malformed(state, "a content_block_stop for no started block");
+  if (index === null || !state.open.has(index)) return [state, []];
+  const open = new Set(state.open);
+  open.delete(index);
+  return [{ ...state, open }, [{ type: "block_stop", index }]];
+}
+
+function onMessageDelta(state: MessagesDecodeState, data: JsonObject): Step {
+  const delta = isObject(data.delta) ? data.delta : {};
+  // Usage in message_delta is cumulative: it replaces, field by field, what message_start said.
+  const usage = usageFromMessages(data.usage, state.usage);
+  const stop = delta.stop_reason === undefined || delta.stop_reason === null ? state.stop : stopReasonFromMessages(delta.stop_reason, delta.stop_sequence);
+  return [{ ...state, usage, stop }, []];
+}
+
+function onMessageStop(state: MessagesDecodeState): Step {
+  const stops: StreamEvent[] = [...state.open].map((index) => ({ type: "block_stop", index }));
+  const finish: StreamEvent = { type: "finish", stopReason: state.stop ?? stopReasonFromMessages(null), usage: state.usage };
+  return [{ ...state, phase: "done", open: new Set() }, [...stops, finish]];
+}
+
+function dispatch(state: MessagesDecodeState, type: string, data: JsonObject): Step {
+  if (type === "ping") return [state, []];
+  if (type === "error") return upstreamError(state, data);
+  if (type === "message_start") return onMessageStart(state, data);
+  if (state.phase === "before") return malformed(state, `${type} before message_start`);
+  switch (type) {
+    case "content_block_start":
+      return onBlockStart(state, data);
+    case "content_block_delta":
+      return onBlockDelta(state, data);
+    case "content_block_stop":
+      return onBlockStop(state, data);
+    case "message_delta":
+      return onMessageDelta(state, data);
+    case "message_stop":
+      return onMessageStop(state);
+    default:
+      // The API adds event types over time; unknown ones are skipped, as the SDKs do.
+      return [state, []];
+  }
+}
+
+function parse(data: string): JsonObject | null {
+  try {
+    const value: unknown = JSON.parse(data);
+    return isObject(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Messages upstream SSE → canonical events, block indexes renumbered from 0 in start order. */
+export const messagesStreamDecoder: StreamDecoder<MessagesDecodeState> = {
+  initial: () => ({ phase: "before", blocks: new Map(), open: new Set(), started: 0, usage: ZERO_USAGE, stop: null }),
+  step(state, event) {
+    if (state.phase === "done" || event.data === "") return [state, []];
+    const data = parse(event.data);
+    const type = typeof data?.type === "string" ? data.type : event.event;
+    if (!data || type === undefined) return malformed(state, "an event whose data is not a JSON object with a type");
+    return dispatch(state, type, data);
+  },
+  end: (state) =>
+    state.phase === "done" ? [] : [{ type: "error", error: { status: 502, type: "upstream_error", message: "upstream stream ended before message_stop" } }],
+};
