@@ -1,7 +1,6 @@
 import type { Effort } from "../canonical/effort.ts";
 import { GatewayError } from "../canonical/gateway-error.ts";
 import type { Tier } from "../canonical/tier.ts";
-import type { WireFormat } from "../canonical/wire-format.ts";
 import type { Config, ModelConfig } from "../config/schema.ts";
 
 export type RouteSource = "rule" | "default" | "continuation" | "sticky" | "smartplus";
@@ -16,19 +15,16 @@ export interface RouteDecision {
 }
 
 /**
- * Chooses the model for a tier: the first model of the tier's pool that can be called in the
- * client's own format, at the tier's default effort. (Classification, stickiness and failover
- * build on this.)
+ * Chooses the model for a tier: the first model of the tier's pool, whatever API it speaks (the
+ * pool's order is the operator's preference; translation bridges formats), at the tier's default
+ * effort. (Classification, stickiness and failover build on this.)
  */
-export function chooseRoute(config: Config, tier: Tier, format: WireFormat): RouteDecision {
+export function chooseRoute(config: Config, tier: Tier): RouteDecision {
   const tierConfig = config.tiers[tier];
-  for (const modelName of tierConfig.models) {
-    const model = config.models[modelName]!;
-    if (model.apis.includes(format)) {
-      return { tier, modelName, model, effort: tierConfig.defaultEffort, source: "default" };
-    }
+  const names = tierConfig.models;
+  const modelName = names[0];
+  if (modelName === undefined) {
+    throw new GatewayError(503, "api_error", `no model of the \`${tier}\` tier can serve this endpoint`, { code: "no_model_available" });
   }
-  throw new GatewayError(503, "api_error", `no model of the \`${tier}\` tier can serve this endpoint`, {
-    code: "no_model_available",
-  });
+  return { tier, modelName, model: config.models[modelName]!, effort: tierConfig.defaultEffort, source: "default" };
 }

@@ -5,7 +5,7 @@ import { createCallGuard, type AbortCause } from "../create-call-guard.ts";
 import { readFirstEvent, type ByteReader } from "../sse/read-first-event.ts";
 import { checkFirstEvent } from "./check-first-event.ts";
 import { rewriteModel } from "./create-model-rewriter.ts";
-import { pipeStream } from "./pipe-stream.ts";
+import { pipeStream, type PipeEnd, type PipeOptions } from "./pipe-stream.ts";
 
 export interface ForwardRequest {
   readonly url: string;
@@ -20,6 +20,10 @@ export interface ForwardRequest {
   readonly upstreamModelId: string;
   /** What the client sees in `model`. */
   readonly tier: string;
+  /** Chat streams: take the usage chunk out (the gateway asked for it, the client did not). */
+  readonly hideUsageChunk?: boolean;
+  /** Streams: called once when the stream has ended. */
+  readonly onEnd?: (end: PipeEnd & { readonly firstEvent: string }) => void;
 }
 
 export interface Forwarded {
@@ -109,7 +113,10 @@ async function startStream(response: Response, request: ForwardRequest): Promise
     const first = await readFirstEvent(reader);
     if (!first) throw new GatewayError(502, "api_error", "upstream closed the stream before the first event", { retryable: true });
     checkFirstEvent(first.event);
-    return { body: pipeStream(reader, first.buffered, request), contentType: "text/event-stream; charset=utf-8" };
+    const { format, upstreamModelId, tier, client, onEnd, hideUsageChunk } = request;
+    const options: PipeOptions = { format, upstreamModelId, tier, client, hideUsageChunk: hideUsageChunk === true };
+    if (onEnd) options.onEnd = (end: PipeEnd) => onEnd({ ...end, firstEvent: first.event.data });
+    return { body: pipeStream(reader, first.buffered, options), contentType: "text/event-stream; charset=utf-8" };
   } catch (error) {
     await reader.cancel().catch(() => {});
     throw error;

@@ -4,6 +4,7 @@ import { encodeStreamError } from "../../formats/encode-stream-error.ts";
 import { readNext, type ByteReader } from "../sse/read-first-event.ts";
 import { createModelRewriter } from "./create-model-rewriter.ts";
 import { createTerminalWatch } from "./create-terminal-watch.ts";
+import { cutChatUsageChunk } from "./cut-chat-usage-chunk.ts";
 import { asBuffer } from "../as-buffer.ts";
 
 export interface PipeOptions {
@@ -13,6 +14,21 @@ export interface PipeOptions {
   readonly tier: string;
   /** The client's request: once it has gone, a broken upstream is nobody's news. */
   readonly client: Request;
+  /** Called once when the stream has ended, however it ended. */
+  onEnd?: (end: PipeEnd) => void;
+  /** Chat: the gateway asked for the usage chunk, the client did not; it is taken out (and kept for accounting). */
+  readonly hideUsageChunk?: boolean;
+}
+
+/** How a piped stream ended, with its last chunks (where the closing events and their usage are). */
+export interface PipeEnd {
+  /** The upstream's message when the stream failed (an error event was appended). */
+  readonly failure?: string;
+  readonly clientAborted: boolean;
+  /** The last two chunks sent, oldest first. */
+  readonly tail: readonly Uint8Array[];
+  /** The JSON of the usage chunk taken out of a Chat stream (see `hideUsageChunk`). */
+  readonly hiddenUsageChunk?: string;
 }
 
 const SEQUENCE_FIELD = Buffer.from('"sequence_number":');
@@ -46,10 +62,16 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
   let latest: Uint8Array | undefined;
   let previous: Uint8Array | undefined;
 
+  let hiddenUsageChunk: string | undefined;
   const transform = (chunk: Uint8Array): Uint8Array => {
     let out = chunk;
+    if (request.hideUsageChunk && hiddenUsageChunk === undefined) {
+      const cut = cutChatUsageChunk(out);
+      out = cut.rest;
+      hiddenUsageChunk = cut.removed;
+    }
     if (!raw) {
-      out = rewriter.push(chunk);
+      out = rewriter.push(out);
       if (!rewriteEveryChunk && rewriter.rewritten > 0) {
         const rest = rewriter.flush();
         raw = true;
@@ -64,13 +86,31 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     return out;
   };
 
+  let reported = false;
+  const report = (clientAborted: boolean, failure?: string): void => {
+    if (reported) return;
+    reported = true;
+    const tail = [previous, latest].filter((c): c is Uint8Array => c !== undefined);
+    try { request.onEnd?.({
+      clientAborted,
+      tail,
+      ...(failure !== undefined ? { failure } : {}),
+      ...(hiddenUsageChunk !== undefined ? { hiddenUsageChunk } : {}),
+    }); } catch (e) { console.error("ONEND", e); }
+  };
+
   /** What still has to go out at the end: held-back bytes and, after a failure, the format's error event. */
   const ending = (failure: string | undefined): Uint8Array | undefined => {
     const rest = raw ? undefined : rewriter.flush();
     if (rest && rest.length > 0) watch.observe(rest);
-    if (watch.finished) return rest && rest.length > 0 ? rest : undefined;
+    if (watch.finished) {
+      report(false);
+      return rest && rest.length > 0 ? rest : undefined;
+    }
     // A stream never ends cleanly after a failure: the client gets the format's own error event.
-    const error = new GatewayError(502, "api_error", failure ?? "upstream stream ended before it was complete");
+    const message = failure ?? "upstream stream ended before it was complete";
+    report(false, message);
+    const error = new GatewayError(502, "api_error", message);
     const event = Buffer.from(encodeStreamError(request.format, error, lastSequenceNumber([latest, previous].filter((c): c is Uint8Array => c !== undefined)) + 1));
     return rest && rest.length > 0 ? Buffer.concat([rest, event]) : event;
   };
@@ -87,7 +127,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
           // 0: the client has gone away; stop reading the upstream.
           if ((typeof written === "number" ? written : await written) === 0) {
             await reader.cancel().catch(() => {});
-            return;
+            return report(true);
           }
           controller.flush();
         }
@@ -95,7 +135,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
         try {
           next = await readNext(reader);
         } catch (error) {
-          if (request.client.signal.aborted) return;
+          if (request.client.signal.aborted) return report(true);
           const code = error !== null && typeof error === "object" && "code" in error ? String(error.code) : "error";
           failure = `upstream connection broke mid-stream (${code})`;
           break;
@@ -109,6 +149,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     },
     cancel: async (reason) => {
       await reader.cancel(reason).catch(() => {});
+      report(true);
     },
   };
   return new ReadableStream(source);

@@ -1,0 +1,131 @@
+import type { Converted } from "../canonical/converted.ts";
+import type { Effort } from "../canonical/effort.ts";
+import type { CanonicalRequest } from "../canonical/request.ts";
+import type { CanonicalResponse } from "../canonical/response.ts";
+import type { WireFormat } from "../canonical/wire-format.ts";
+import type { ModelConfig } from "../config/schema.ts";
+import type { EncodeContext } from "../formats/client-format.ts";
+import { CLIENT_FORMATS } from "../formats/client-formats.ts";
+import { UPSTREAM_ADAPTERS } from "../upstream/adapters.ts";
+import { setChatEffort } from "../upstream/chat/set-chat-effort.ts";
+import { isJsonObject, type EffortResult, type JsonObject } from "../upstream/effort-result.ts";
+import { setMessagesEffort } from "../upstream/messages/set-messages-effort.ts";
+import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
+import { forwardSameFormat } from "../upstream/passthrough/forward-same-format.ts";
+import { sniffUsage } from "../upstream/passthrough/sniff-usage.ts";
+import { API_PATHS, type ResolvedProvider } from "../upstream/resolve-providers.ts";
+import { setResponsesEffort } from "../upstream/responses/set-responses-effort.ts";
+import { forwardTranslated } from "../upstream/translated/forward-translated.ts";
+import type { StreamOutcome } from "../upstream/translated/stream-outcome.ts";
+
+const SET_EFFORT: Readonly<Record<WireFormat, (body: JsonObject, effort: Effort, model: ModelConfig) => EffortResult>> = {
+  messages: setMessagesEffort,
+  chat: setChatEffort,
+  responses: setResponsesEffort,
+};
+
+/** One request as the pipeline holds it while trying models. */
+export interface ModelCall {
+  readonly format: WireFormat;
+  readonly tier: string;
+  readonly stream: boolean;
+  readonly client: Request;
+  readonly timeoutMs: number;
+  /** The client's body before any model was tried; each attempt works on a shallow copy. */
+  readonly body: JsonObject;
+  /** The client's body in canonical form, decoded once when a cross-format model is first tried. */
+  canonical(): Converted<CanonicalRequest>;
+  readonly onStreamEnd: (outcome: StreamOutcome) => void;
+}
+
+export interface ModelAnswer {
+  readonly body: ReadableStream<Uint8Array> | Uint8Array | string;
+  readonly contentType: string;
+  /** The effort actually sent (after the model's own limits). */
+  readonly effort: Effort;
+  /** The upstream API used; equal to the client format on the fast path. */
+  readonly api: WireFormat;
+  /** Non-stream translated answers: the decoded answer. */
+  readonly response?: CanonicalResponse;
+  readonly warnings: readonly string[];
+}
+
+function clientAskedUsage(body: JsonObject): boolean {
+  return isJsonObject(body.stream_options) && body.stream_options.include_usage === true;
+}
+
+/**
+ * A Messages upstream with thinking on refuses history whose last assistant turn called tools
+ * without its thinking block (clients of other formats cannot send one back), so thinking is
+ * turned off for such a request.
+ */
+function needsThinkingOff(request: CanonicalRequest): boolean {
+  for (let i = request.messages.length - 1; i >= 0; i--) {
+    const message = request.messages[i]!;
+    if (message.role !== "assistant") continue;
+    const calls = message.content.some((p) => p.type === "tool_call");
+    return calls && !message.content.some((p) => p.type === "thinking" || p.type === "redacted_thinking");
+  }
+  return false;
+}
+
+/**
+ * Calls one model for the request: byte pass-through when the model speaks the client's format,
+ * otherwise through the canonical model to the model's preferred API. Throws a GatewayError whose
+ * `retryable` says whether another model may be tried.
+ */
+export async function callModel(call: ModelCall, model: ModelConfig, effort: Effort, provider: ResolvedProvider, clientHeaders: Headers): Promise<ModelAnswer> {
+  if (model.apis.includes(call.format)) {
+    const body: JsonObject = { ...call.body, model: model.upstreamId };
+    const set = SET_EFFORT[call.format](body, effort, model);
+    const hideUsageChunk = call.format === "chat" && call.stream && !clientAskedUsage(body);
+    // Every request is accounted for, so the Chat usage chunk is always asked for.
+    if (hideUsageChunk) body.stream_options = { ...(isJsonObject(body.stream_options) ? body.stream_options : {}), include_usage: true };
+    const forwarded = await forwardSameFormat({
+      url: provider.baseUrl + API_PATHS[call.format],
+      headers: buildForwardHeaders(call.format, clientHeaders, provider, call.stream),
+      body: JSON.stringify(body),
+      stream: call.stream,
+      client: call.client,
+      timeoutMs: call.timeoutMs,
+      format: call.format,
+      upstreamModelId: model.upstreamId,
+      tier: call.tier,
+      hideUsageChunk,
+      onEnd: (end) => {
+        const usage = end.hiddenUsageChunk !== undefined ? sniffUsage("chat", [Buffer.from(end.hiddenUsageChunk)]) : sniffUsage(call.format, end.tail, end.firstEvent);
+        call.onStreamEnd({ clientAborted: end.clientAborted, ...(usage ? { usage } : {}), ...(end.failure !== undefined ? { error: end.failure } : {}) });
+      },
+    });
+    return { body: forwarded.body, contentType: forwarded.contentType, effort: set.effort, api: call.format, warnings: set.warnings };
+  }
+
+  const api = model.apis[0]!;
+  const adapter = UPSTREAM_ADAPTERS[api];
+  const decoded = call.canonical();
+  const encoded = adapter.encodeRequest(decoded.value, { upstreamModelId: model.upstreamId, model });
+  const body = encoded.value;
+  const warnings = [...decoded.warnings, ...encoded.warnings];
+  let wanted = effort;
+  if (api === "messages" && effort !== "off" && needsThinkingOff(decoded.value)) {
+    wanted = "off";
+    warnings.push("thinking turned off: the last assistant turn called tools without a thinking block the upstream requires");
+  }
+  const set = SET_EFFORT[api](body, wanted, model);
+  warnings.push(...set.warnings);
+  const encode: EncodeContext = { model: call.tier, created: Math.floor(Date.now() / 1000), includeUsage: decoded.value.includeUsage === true };
+  const translated = await forwardTranslated({
+    url: provider.baseUrl + API_PATHS[api],
+    headers: buildForwardHeaders(api, clientHeaders, provider, call.stream),
+    body: JSON.stringify(body),
+    stream: call.stream,
+    client: call.client,
+    timeoutMs: call.timeoutMs,
+    adapter,
+    format: CLIENT_FORMATS[call.format],
+    encode,
+    onStreamEnd: call.onStreamEnd,
+  });
+  warnings.push(...translated.warnings);
+  return { body: translated.body, contentType: translated.contentType, effort: set.effort, api, ...(translated.response ? { response: translated.response } : {}), warnings };
+}
