@@ -40,7 +40,6 @@ export interface ModelEntry {
 export function buildModelEntry(tier: Tier, config: Config): ModelEntry {
   const tierConfig = config.tiers[tier];
   const models = tierConfig.models.map((name) => config.models[name]!);
-  const speaks = (api: "messages" | "chat" | "responses"): boolean => models.some((m) => m.apis.includes(api));
   return {
     id: tier,
     object: "model",
@@ -56,9 +55,10 @@ export function buildModelEntry(tier: Tier, config: Config): ModelEntry {
     max_output_tokens: tierConfig.maxOutputTokens,
     max_completion_tokens: tierConfig.maxOutputTokens,
     capabilities: {
-      anthropic_messages: speaks("messages"),
-      openai_chat: speaks("chat"),
-      openai_responses: speaks("responses"),
+      // Every endpoint reaches every tier: the gateway translates when a model speaks another API.
+      anthropic_messages: true,
+      openai_chat: true,
+      openai_responses: true,
       tools: models.some((m) => m.tools),
       vision: models.some((m) => m.vision),
       json_schema: true,

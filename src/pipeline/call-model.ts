@@ -9,6 +9,7 @@ import { CLIENT_FORMATS } from "../formats/client-formats.ts";
 import { UPSTREAM_ADAPTERS } from "../upstream/adapters.ts";
 import { setChatEffort } from "../upstream/chat/set-chat-effort.ts";
 import { isJsonObject, type EffortResult, type JsonObject } from "../upstream/effort-result.ts";
+import { fitThinkingConstraints } from "../upstream/messages/fit-thinking-constraints.ts";
 import { setMessagesEffort } from "../upstream/messages/set-messages-effort.ts";
 import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
 import { forwardSameFormat } from "../upstream/passthrough/forward-same-format.ts";
@@ -23,6 +24,8 @@ const SET_EFFORT: Readonly<Record<WireFormat, (body: JsonObject, effort: Effort,
   chat: setChatEffort,
   responses: setResponsesEffort,
 };
+
+const NO_WARNINGS: readonly string[] = [];
 
 /** One request as the pipeline holds it while trying models. */
 export interface ModelCall {
@@ -78,6 +81,7 @@ export async function callModel(call: ModelCall, model: ModelConfig, effort: Eff
   if (model.apis.includes(call.format)) {
     const body: JsonObject = { ...call.body, model: model.upstreamId };
     const set = SET_EFFORT[call.format](body, effort, model);
+    const fitted = call.format === "messages" ? fitThinkingConstraints(body) : NO_WARNINGS;
     const hideUsageChunk = call.format === "chat" && call.stream && !clientAskedUsage(body);
     // Every request is accounted for, so the Chat usage chunk is always asked for.
     if (hideUsageChunk) body.stream_options = { ...(isJsonObject(body.stream_options) ? body.stream_options : {}), include_usage: true };
@@ -97,7 +101,8 @@ export async function callModel(call: ModelCall, model: ModelConfig, effort: Eff
         call.onStreamEnd({ clientAborted: end.clientAborted, ...(usage ? { usage } : {}), ...(end.failure !== undefined ? { error: end.failure } : {}) });
       },
     });
-    return { body: forwarded.body, contentType: forwarded.contentType, effort: set.effort, api: call.format, warnings: set.warnings };
+    const warnings = fitted.length === 0 ? set.warnings : [...set.warnings, ...fitted];
+    return { body: forwarded.body, contentType: forwarded.contentType, effort: set.effort, api: call.format, warnings };
   }
 
   const api = model.apis[0]!;
@@ -113,6 +118,8 @@ export async function callModel(call: ModelCall, model: ModelConfig, effort: Eff
   }
   const set = SET_EFFORT[api](body, wanted, model);
   warnings.push(...set.warnings);
+  // The gateway's effort may turn thinking on where the client's fields forbid it.
+  if (api === "messages") warnings.push(...fitThinkingConstraints(body));
   const encode: EncodeContext = { model: call.tier, created: Math.floor(Date.now() / 1000), includeUsage: decoded.value.includeUsage === true };
   const translated = await forwardTranslated({
     url: provider.baseUrl + API_PATHS[api],

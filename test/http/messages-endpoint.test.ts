@@ -1,13 +1,14 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { lastUpstreamRequest, startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
+import { SAME_FORMAT_CONFIG } from "../helpers/same-format-config.ts";
 
 let gw: TestGateway;
 let key: string;
 let client: Anthropic;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startTestGateway({ fileConfig: SAME_FORMAT_CONFIG });
   ({ key } = await gw.account("Enterprise"));
   client = new Anthropic({ baseURL: gw.url, apiKey: key, maxRetries: 0 });
 }, 30_000);

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { lastUpstreamRequest, startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
+import { SAME_FORMAT_CONFIG } from "../helpers/same-format-config.ts";
 
 let gw: TestGateway;
 let client: OpenAI;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startTestGateway({ fileConfig: SAME_FORMAT_CONFIG });
   const { key } = await gw.account("Enterprise");
   client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
 }, 30_000);

@@ -34,7 +34,8 @@ describe("upstream errors before the first byte are mapped into the caller's for
     ["[sim status=503]", 529, "overloaded_error", 503],
     ["[sim status=529]", 529, "overloaded_error", 503],
     ["[sim status=500]", 502, "api_error", 502],
-    ["[sim status=429]", 429, "rate_limit_error", 429],
+    // Every model of the pool rate-limited: to the caller that is "all busy", not its own plan limit.
+    ["[sim status=429]", 529, "overloaded_error", 503],
     ["[sim status=401]", 502, "upstream_error", 502],
     ['[sim status=400 message="max_tokens is too large"]', 400, "invalid_request_error", 400],
   ])("%s → Messages %d %s, Chat %d", async (directive, messagesStatus, type, chatStatus) => {
@@ -58,7 +59,7 @@ describe("upstream errors before the first byte are mapped into the caller's for
   test("a malformed first event fails the request with a status, not a broken stream", async () => {
     const res = await post("/v1/messages", { ...ask("hi [sim malformed=0]"), stream: true });
     expect(res.status).toBe(502);
-    expect(res.text).toContain("malformed first event");
+    expect(res.text).toContain("malformed");
   });
 
   test("the fault header reaches the simulated upstream", async () => {
@@ -73,7 +74,7 @@ describe("an upstream that does not answer in time", () => {
     expect(res.status).toBe(504);
     expect((JSON.parse(res.text) as { error: { type: string; message: string } }).error).toEqual({
       type: "timeout_error",
-      message: "upstream did not answer within 1000 ms",
+      message: "all 2 candidate models failed; last: upstream did not answer within 1000 ms",
     });
   });
 

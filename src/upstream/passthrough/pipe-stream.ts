@@ -91,12 +91,12 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     if (reported) return;
     reported = true;
     const tail = [previous, latest].filter((c): c is Uint8Array => c !== undefined);
-    try { request.onEnd?.({
+    request.onEnd?.({
       clientAborted,
       tail,
       ...(failure !== undefined ? { failure } : {}),
       ...(hiddenUsageChunk !== undefined ? { hiddenUsageChunk } : {}),
-    }); } catch (e) { console.error("ONEND", e); }
+    });
   };
 
   /** What still has to go out at the end: held-back bytes and, after a failure, the format's error event. */
