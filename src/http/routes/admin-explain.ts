@@ -1,0 +1,138 @@
+import { Elysia } from "elysia";
+import { timingSafeEqual } from "node:crypto";
+import type { AccountStore } from "../../accounts/account-store.ts";
+import type { Principal } from "../../accounts/principal.ts";
+import { GatewayError } from "../../canonical/gateway-error.ts";
+import type { CanonicalRequest } from "../../canonical/request.ts";
+import type { WireFormat } from "../../canonical/wire-format.ts";
+import { decodeChatRequest } from "../../formats/chat/decode-request.ts";
+import { decodeMessagesRequest } from "../../formats/messages/decode-request.ts";
+import { decodeResponsesRequest } from "../../formats/responses/decode-request.ts";
+import type { Routing } from "../../routing/create-routing.ts";
+import { decideRoute, type RoutingDecision } from "../../routing/decide-route.ts";
+import { resolveTier } from "../../routing/resolve-tier.ts";
+
+export interface AdminExplainDeps {
+  readonly routing: Routing;
+  /** To explain for a given account (its plan and default tier); without it, any tier is allowed. */
+  readonly accounts?: AccountStore | undefined;
+}
+
+type JsonObject = Record<string, unknown>;
+
+const DECODERS: Readonly<Record<WireFormat, (body: JsonObject) => { value: CanonicalRequest; warnings: readonly string[] }>> = {
+  messages: decodeMessagesRequest,
+  chat: decodeChatRequest,
+  responses: decodeResponsesRequest,
+};
+
+/** Who an explain runs as without an account: every tier, default tier `normal`. */
+const OPERATOR: Principal = {
+  accountId: "explain",
+  keyId: "explain",
+  plan: "Enterprise",
+  defaultTier: "normal",
+  suspended: false,
+  limits: { requestsPerMinute: null, concurrentRequests: null, tokensPerMonth: null },
+};
+
+const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
+
+function error(status: number, type: string, message: string): Response {
+  return Response.json({ error: { message, type, code: type } }, { status });
+}
+
+function sameToken(expected: string): (request: Request) => boolean {
+  const digest = (value: string) => new Bun.CryptoHasher("sha256").update(value).digest();
+  const expectedDigest = digest(expected);
+  return (request) => {
+    const match = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "");
+    return timingSafeEqual(digest(match?.[1]?.trim() ?? ""), expectedDigest) && match !== null;
+  };
+}
+
+function render(decision: RoutingDecision, warnings: readonly string[]) {
+  const { signals } = decision;
+  return {
+    tier: decision.tier,
+    task_class: decision.taskClass,
+    rule: decision.rule,
+    model: decision.modelName,
+    effort: decision.effort,
+    base_effort: decision.baseEffort,
+    source: decision.source,
+    candidates: decision.candidates.map((c) => ({ model: c.name, upstream_id: c.model.upstreamId, provider: c.model.provider })),
+    conversation_key: decision.conversationKey,
+    pinned_model: decision.pinnedModel,
+    escalation: decision.escalation,
+    cached: decision.cached,
+    signals: {
+      text_chars: signals.textChars,
+      depth: signals.depth,
+      tools: signals.toolCount,
+      images: signals.hasImages,
+      prompt_tokens: signals.promptTokens,
+      last_is_tool_result: signals.lastIsToolResult,
+      repeated_tool_call: signals.repeatedToolCall,
+    },
+    warnings,
+  };
+}
+
+async function principalFor(deps: AdminExplainDeps, account: unknown): Promise<Principal | Response> {
+  if (account === undefined) return OPERATOR;
+  if (typeof account !== "string" || account === "") return error(400, "invalid_request_error", "account: must be an account id");
+  const found = deps.accounts ? await deps.accounts.getAccount(account) : null;
+  if (!found) return error(404, "not_found_error", `account ${account} not found`);
+  return { ...OPERATOR, accountId: found.id, plan: found.plan, defaultTier: found.defaultTier, suspended: found.suspended, limits: found.limits };
+}
+
+async function explain(request: Request, deps: AdminExplainDeps): Promise<Response> {
+  let input: unknown;
+  try {
+    input = JSON.parse(await request.text());
+  } catch {
+    return error(400, "invalid_request_error", "body: not valid JSON");
+  }
+  if (!isObject(input)) return error(400, "invalid_request_error", "body: must be a JSON object");
+  const format = input.format ?? "messages";
+  if (format !== "messages" && format !== "chat" && format !== "responses") {
+    return error(400, "invalid_request_error", "format: must be one of messages, chat, responses");
+  }
+  if (!isObject(input.body)) return error(400, "invalid_request_error", "body.body: the request body to explain is required (an object)");
+  const principal = await principalFor(deps, input.account);
+  if (principal instanceof Response) return principal;
+  const body = input.body;
+  try {
+    const tier = resolveTier(typeof body.model === "string" ? body.model : undefined, principal);
+    const decoded = DECODERS[format](body);
+    const sessionId = typeof input.session_id === "string" ? input.session_id : (decoded.value.user ?? undefined);
+    const decision = await decideRoute(deps.routing, { principal, tier, request: decoded.value, sessionId, format, dryRun: true });
+    return Response.json(render(decision, decoded.warnings));
+  } catch (err) {
+    if (err instanceof GatewayError) return error(err.status, err.type, err.message);
+    throw err;
+  }
+}
+
+/**
+ * `POST /admin/route/explain`: the routing decision for a request body (class, rule, model, effort,
+ * source, candidates) without calling an upstream, for operators tuning rules. Dry run: the rules
+ * classify (never the `llm` classifier), nothing is cached and no conversation is pinned.
+ */
+export function adminExplainRoutes(adminToken: string, deps: AdminExplainDeps): Elysia {
+  const authorised = sameToken(adminToken);
+  return new Elysia().post(
+    "/admin/route/explain",
+    async ({ request }) => {
+      if (!authorised(request)) return error(401, "authentication_error", "invalid or missing admin token");
+      try {
+        return await explain(request, deps);
+      } catch (err) {
+        console.error(`admin explain failed: ${err instanceof Error ? err.message : String(err)}`);
+        return error(500, "api_error", "internal error");
+      }
+    },
+    { parse: "none" },
+  ) as unknown as Elysia;
+}

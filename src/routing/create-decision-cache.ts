@@ -1,0 +1,114 @@
+import type { Classification } from "./classify-task.ts";
+
+/** Where decisions outlive the process and are shared between instances. */
+export interface DecisionStore {
+  /** The decision under `key` unless it expired before `now`. */
+  read(key: string, now: Date): Promise<Classification | null>;
+  write(key: string, decision: Classification, expiresAt: Date): Promise<void>;
+  /** Deletes rows that expired before `now`; returns how many. */
+  deleteExpired(now: Date): Promise<number>;
+}
+
+export interface DecisionCacheOptions {
+  readonly ttlMs: number;
+  readonly lruSize: number;
+  readonly store?: DecisionStore | undefined;
+  readonly now?: () => number;
+  /** Called when the store fails; the cache keeps working from memory. */
+  readonly onError?: (err: unknown) => void;
+}
+
+export interface DecisionCache {
+  /** Memory only: the warm path, no I/O. */
+  peek(key: string): Classification | null;
+  /** Memory, then the store on a miss (the hit is copied into memory). */
+  get(key: string): Promise<Classification | null>;
+  /** Into memory now; into the store in the background. */
+  put(key: string, decision: Classification): void;
+  /** Deletes expired rows from the store. */
+  cleanup(): Promise<number>;
+  /** Runs `cleanup` every `intervalMs` until the returned function is called. */
+  startCleanup(intervalMs: number): () => void;
+  /** Waits for background writes (tests, shutdown). */
+  flush(): Promise<void>;
+  readonly size: number;
+}
+
+interface Entry {
+  readonly decision: Classification;
+  readonly expiresAt: number;
+}
+
+/**
+ * The 24-hour decision cache: an in-process LRU (a Map in recency order) in front of an optional
+ * store. Writes to the store never hold up a request.
+ */
+export function createDecisionCache(options: DecisionCacheOptions): DecisionCache {
+  const now = options.now ?? Date.now;
+  const onError = options.onError ?? ((err: unknown) => console.error("decision cache store failed:", err instanceof Error ? err.message : err));
+  const entries = new Map<string, Entry>();
+  const pending = new Set<Promise<void>>();
+
+  function remember(key: string, decision: Classification, expiresAt: number): void {
+    if (options.lruSize === 0) return;
+    entries.delete(key);
+    entries.set(key, { decision, expiresAt });
+    if (entries.size > options.lruSize) entries.delete(entries.keys().next().value!);
+  }
+
+  function peek(key: string): Classification | null {
+    const entry = entries.get(key);
+    if (!entry) return null;
+    if (entry.expiresAt <= now()) {
+      entries.delete(key);
+      return null;
+    }
+    // Refresh recency: move to the end.
+    entries.delete(key);
+    entries.set(key, entry);
+    return entry.decision;
+  }
+
+  function track(work: Promise<void>): void {
+    const tracked = work.catch(onError).finally(() => pending.delete(tracked));
+    pending.add(tracked);
+  }
+
+  const cache: DecisionCache = {
+    peek,
+    async get(key) {
+      const hit = peek(key);
+      if (hit || !options.store) return hit;
+      try {
+        const stored = await options.store.read(key, new Date(now()));
+        if (stored) remember(key, stored, now() + options.ttlMs);
+        return stored;
+      } catch (err) {
+        onError(err);
+        return null;
+      }
+    },
+    put(key, decision) {
+      const expiresAt = now() + options.ttlMs;
+      remember(key, decision, expiresAt);
+      if (options.store) track(options.store.write(key, decision, new Date(expiresAt)));
+    },
+    async cleanup() {
+      const cutoff = now();
+      for (const [key, entry] of entries) if (entry.expiresAt <= cutoff) entries.delete(key);
+      return options.store ? options.store.deleteExpired(new Date(cutoff)) : 0;
+    },
+    startCleanup(intervalMs) {
+      const timer = setInterval(() => void cache.cleanup().catch(onError), intervalMs);
+      timer.unref?.();
+      return () => clearInterval(timer);
+    },
+    async flush() {
+      while (pending.size > 0) await Promise.all(pending);
+    },
+    get size() {
+      return entries.size;
+    },
+  };
+  return cache;
+}

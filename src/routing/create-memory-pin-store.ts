@@ -1,0 +1,25 @@
+import type { ConversationPin, PinStore } from "./pin-store.ts";
+
+/** The in-process pin map: bounded, least recently used out first, entries expire after their TTL. */
+export function createMemoryPinStore(maxPins: number, now: () => number = Date.now): PinStore {
+  const pins = new Map<string, { pin: ConversationPin; expiresAt: number }>();
+  return {
+    kind: "memory",
+    get(key) {
+      const entry = pins.get(key);
+      if (!entry) return null;
+      pins.delete(key);
+      if (entry.expiresAt <= now()) return null;
+      pins.set(key, entry);
+      return entry.pin;
+    },
+    set(key, pin, ttlMs) {
+      pins.delete(key);
+      pins.set(key, { pin, expiresAt: now() + ttlMs });
+      if (pins.size > maxPins) pins.delete(pins.keys().next().value!);
+    },
+    async close() {
+      pins.clear();
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import type { Config } from "../config/schema.ts";
+import type { Database } from "../db/client.ts";
+import { createCircuitBreaker, type CircuitBreaker } from "../upstream/circuit-breaker.ts";
+import type { AskClass } from "./classify-with-llm.ts";
+import { compileRoutingRules, type CompiledRule } from "./compile-routing-rules.ts";
+import { createDecisionCache, type DecisionCache } from "./create-decision-cache.ts";
+import { createMemoryPinStore } from "./create-memory-pin-store.ts";
+import { createPostgresDecisionStore } from "./create-postgres-decision-store.ts";
+import { createRedisPinStore } from "./create-redis-pin-store.ts";
+import { hashKey } from "./hash-key.ts";
+import type { PinStore } from "./pin-store.ts";
+import { compileEscalation, type CompiledEscalation } from "./track-escalation.ts";
+
+/** Everything `decideRoute` reads: compiled once at start-up, shared by every request. */
+export interface Routing {
+  readonly config: Config;
+  readonly rules: readonly CompiledRule[];
+  readonly escalation: CompiledEscalation;
+  readonly decisionCache: DecisionCache;
+  readonly pins: PinStore;
+  readonly breaker: CircuitBreaker;
+  /** The `llm` classifier's port; without it the rules classify. */
+  readonly askClass: AskClass | undefined;
+  /** Changes whenever the rules or the pools change, so cached decisions of an older config are not reused. */
+  readonly configFingerprint: string;
+  close(): Promise<void>;
+}
+
+export interface CreateRoutingOptions {
+  readonly config: Config;
+  /** Decision cache's shared layer; without it the cache is memory only. */
+  readonly database?: Database | undefined;
+  /** Pins in Redis when set (default: `config.redisUrl`); in process otherwise. */
+  readonly pins?: PinStore | undefined;
+  readonly askClass?: AskClass | undefined;
+  readonly now?: () => number;
+  /** Start the periodic deletion of expired decisions (default true when a database is given). */
+  readonly cleanup?: boolean;
+}
+
+export function createRouting(options: CreateRoutingOptions): Routing {
+  const { config } = options;
+  const routing = config.routing;
+  const now = options.now ?? Date.now;
+  const decisionCache = createDecisionCache({
+    ttlMs: routing.decisionCache.ttlMs,
+    lruSize: routing.decisionCache.lruSize,
+    store: options.database ? createPostgresDecisionStore(options.database) : undefined,
+    now,
+  });
+  const stopCleanup =
+    options.database && options.cleanup !== false ? decisionCache.startCleanup(routing.decisionCache.cleanupIntervalMs) : () => {};
+  const pins =
+    options.pins ??
+    (config.redisUrl ? createRedisPinStore({ url: config.redisUrl }) : createMemoryPinStore(routing.conversations.maxPins, now));
+  const pools = Object.fromEntries(Object.entries(config.tiers).map(([tier, t]) => [tier, [t.models, t.defaultEffort]]));
+  return {
+    config,
+    rules: compileRoutingRules(routing),
+    escalation: compileEscalation(routing.escalation),
+    decisionCache,
+    pins,
+    breaker: createCircuitBreaker({ failureThreshold: routing.breaker.failureThreshold, coolDownMs: routing.breaker.coolDownMs, now }),
+    askClass: options.askClass,
+    configFingerprint: hashKey([JSON.stringify([routing.rules, routing.classes, routing.maxEffort, pools])]).slice(0, 12),
+    async close() {
+      stopCleanup();
+      await decisionCache.flush();
+      await pins.close();
+    },
+  };
+}

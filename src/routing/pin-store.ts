@@ -1,0 +1,25 @@
+import type { Effort } from "../canonical/effort.ts";
+
+/** Where a conversation stands in its struggle: steps above the class's effort, and what was counted. */
+export interface EscalationState {
+  readonly steps: number;
+  /** Fingerprint of the tool results last counted, so a retried request is not counted twice. */
+  readonly seen: string;
+}
+
+/** A conversation's pin: the model that answered its last turn, and the effort it ran at. */
+export interface ConversationPin {
+  readonly model: string;
+  readonly taskClass: string;
+  /** The class's effort before escalation. */
+  readonly baseEffort: Effort;
+  readonly escalation: EscalationState;
+}
+
+/** The pin map: in process by default, Redis when REDIS_URL is set. Both expire pins after a TTL. */
+export interface PinStore {
+  readonly kind: "memory" | "redis";
+  get(key: string): ConversationPin | null | Promise<ConversationPin | null>;
+  set(key: string, pin: ConversationPin, ttlMs: number): void | Promise<void>;
+  close(): Promise<void>;
+}

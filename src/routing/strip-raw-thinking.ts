@@ -1,0 +1,54 @@
+/**
+ * The same-format fast path of a model switch: the raw request bodies, parsed once, are cleaned
+ * without going through the canonical model. Both return the body itself when nothing changed.
+ */
+
+type JsonRecord = Record<string, unknown>;
+
+const isRecord = (value: unknown): value is JsonRecord => typeof value === "object" && value !== null && !Array.isArray(value);
+const isThinkingBlock = (block: unknown) => isRecord(block) && (block.type === "thinking" || block.type === "redacted_thinking");
+
+const hasBlock = (message: unknown, type: string) =>
+  isRecord(message) && Array.isArray(message.content) && message.content.some((block) => isRecord(block) && block.type === type);
+
+/** First message of the agent loop still running (see stripForeignThinking); past the end when none runs. */
+function agentLoopStart(messages: readonly unknown[]): number {
+  const last = messages.at(-1);
+  if (!isRecord(last) || last.role !== "user" || !hasBlock(last, "tool_result")) return messages.length;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (isRecord(message) && message.role === "user" && (typeof message.content === "string" || hasBlock(message, "text"))) return i + 1;
+  }
+  return 0;
+}
+
+/**
+ * Messages body: drops `thinking`/`redacted_thinking` blocks from assistant messages (and messages
+ * left empty). `thinkingMustBeOff`: some were in the running agent loop, so send thinking disabled.
+ */
+export function stripMessagesThinking(body: JsonRecord): { value: JsonRecord; removed: number; thinkingMustBeOff: boolean } {
+  if (!Array.isArray(body.messages)) return { value: body, removed: 0, thinkingMustBeOff: false };
+  let removed = 0;
+  let thinkingMustBeOff = false;
+  const loopStart = agentLoopStart(body.messages);
+  const messages: unknown[] = [];
+  for (const [i, message] of body.messages.entries()) {
+    if (!isRecord(message) || message.role !== "assistant" || !Array.isArray(message.content) || !message.content.some(isThinkingBlock)) {
+      messages.push(message);
+      continue;
+    }
+    const content = message.content.filter((block) => !isThinkingBlock(block));
+    removed += message.content.length - content.length;
+    if (i >= loopStart) thinkingMustBeOff = true;
+    if (content.length > 0) messages.push({ ...message, content });
+  }
+  return removed === 0 ? { value: body, removed, thinkingMustBeOff } : { value: { ...body, messages }, removed, thinkingMustBeOff };
+}
+
+/** Responses body: drops `reasoning` input items (their `encrypted_content` is bound to the model that made them). */
+export function stripResponsesReasoning(body: JsonRecord): { value: JsonRecord; removed: number } {
+  if (!Array.isArray(body.input)) return { value: body, removed: 0 };
+  const input = body.input.filter((item) => !(isRecord(item) && item.type === "reasoning"));
+  const removed = body.input.length - input.length;
+  return removed === 0 ? { value: body, removed } : { value: { ...body, input }, removed };
+}

@@ -1,0 +1,144 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { GatewayError } from "../../src/canonical/gateway-error.ts";
+import type { CanonicalRequest } from "../../src/canonical/request.ts";
+import { loadConfig } from "../../src/config/load-config.ts";
+import type { Config } from "../../src/config/schema.ts";
+import { createMemoryPinStore } from "../../src/routing/create-memory-pin-store.ts";
+import { createRouting, type CreateRoutingOptions, type Routing } from "../../src/routing/create-routing.ts";
+import { decideRoute } from "../../src/routing/decide-route.ts";
+import { assistant, bashTool, image, request, toolCall, toolResult, user } from "./request-fixtures.ts";
+
+const config = loadConfig({});
+const opened: Routing[] = [];
+function routing(overrides: Partial<CreateRoutingOptions> = {}): Routing {
+  const r = createRouting({ config, pins: createMemoryPinStore(100), ...overrides });
+  opened.push(r);
+  return r;
+}
+afterEach(async () => {
+  for (const r of opened.splice(0)) await r.close();
+});
+
+const system = [{ type: "text" as const, text: "You are a coding agent." }];
+const ask = (text: string) => request([user(text)], { system, tools: [bashTool] });
+const decide = (r: Routing, req: CanonicalRequest, accountId = "acc", tier: "normal" | "smart" = "normal") =>
+  decideRoute(r, { principal: { accountId }, tier, request: req, format: "messages" });
+
+describe("decideRoute", () => {
+  test("a new task is classified by the rules; the same text again is a decision-cache hit", async () => {
+    const r = routing();
+    const first = await decide(r, ask("There is a bug in the login form"));
+    expect(first).toMatchObject({ source: "rule", taskClass: "debugging", rule: "debugging-words", modelName: "sim-normal", effort: "high", cached: false });
+    expect(first.candidates.map((c) => c.name)).toEqual(["sim-normal", "sim-normal-b"]);
+    const again = await decide(r, ask("There is a bug in the login form"), "another-account");
+    expect(again).toMatchObject({ source: "rule", taskClass: "debugging", cached: true });
+    expect(again.conversationKey).not.toBe(first.conversationKey);
+    const plain = await decide(r, ask("Add a dark mode toggle to the settings page."));
+    expect(plain).toMatchObject({ source: "default", taskClass: "general", effort: "medium" });
+  });
+
+  test("after an answer the tool loop continues on the pinned model, and a new turn sticks to it", async () => {
+    const r = routing();
+    const turn1 = ask("There is a bug in the login form");
+    const d1 = await decide(r, turn1);
+    await d1.recordOutcome("sim-normal-b"); // failover answered with the second model
+    const loop = request([...turn1.messages, assistant(toolCall("t1")), user(toolResult("t1", "src/login.ts"))], { system, tools: [bashTool] });
+    const d2 = await decide(r, loop);
+    expect(d2).toMatchObject({ source: "continuation", modelName: "sim-normal-b", taskClass: "debugging", effort: "high", pinnedModel: "sim-normal-b" });
+    expect(d2.candidates[0]!.name).toBe("sim-normal-b");
+    await d2.recordOutcome("sim-normal-b");
+    const next = request([...loop.messages, assistant("Fixed."), user("Summarize the change in one sentence.")], { system, tools: [bashTool] });
+    const d3 = await decide(r, next);
+    expect(d3).toMatchObject({ source: "sticky", modelName: "sim-normal-b", taskClass: "chore", effort: "low" });
+  });
+
+  test("struggling tool results raise the effort for the following turns, success brings it down", async () => {
+    const r = routing();
+    const turn1 = ask("Add a cache to the user service");
+    await (await decide(r, turn1)).recordOutcome("sim-normal");
+    const history = [...turn1.messages];
+    const step = async (id: string, output: string) => {
+      history.push(assistant(toolCall(id, "Bash", `{"command":"bun test ${id}"}`)), user(toolResult(id, output)));
+      const d = await decide(r, request([...history], { system, tools: [bashTool] }));
+      await d.recordOutcome(d.modelName);
+      return d;
+    };
+    expect(await step("a", "README.md")).toMatchObject({ source: "continuation", effort: "medium", escalation: { steps: 0, outcome: "neutral" } });
+    expect(await step("b", "3 tests failed")).toMatchObject({ effort: "high", escalation: { steps: 1, outcome: "struggle" } });
+    expect(await step("c", "error: cannot find module")).toMatchObject({ effort: "high", escalation: { steps: 2 } }); // capped at normal's ceiling
+    expect(await step("d", "all tests passed")).toMatchObject({ effort: "high", escalation: { steps: 1, outcome: "success" } });
+    expect(await step("e", "12 passed")).toMatchObject({ effort: "medium", escalation: { steps: 0 } });
+  });
+
+  test("previous_response_id finds the conversation of the response it continues", async () => {
+    const r = routing();
+    const d1 = await decide(r, ask("Add a cache to the user service"));
+    await d1.recordOutcome("sim-normal-b", { responseId: "resp_1" });
+    const d2 = await decide(r, request([user("Now add tests")], { previousResponseId: "resp_1", tools: [bashTool] }));
+    expect(d2).toMatchObject({ source: "sticky", modelName: "sim-normal-b" });
+  });
+
+  test("an open breaker moves the chosen model out of the candidates", async () => {
+    const r = routing();
+    for (let i = 0; i < config.routing.breaker.failureThreshold; i++) r.breaker.recordFailure("sim-normal");
+    const d = await decide(r, ask("Add a cache"));
+    expect(d.modelName).toBe("sim-normal");
+    expect(d.candidates.map((c) => c.name)).toEqual(["sim-normal-b"]);
+  });
+
+  test("a request no model of the tier can serve is refused with 400", async () => {
+    const models = Object.fromEntries(Object.entries(config.models).map(([n, m]) => [n, { ...m, vision: false }]));
+    const r = routing({ config: { ...config, models } as Config });
+    const err = await decide(r, request([user("what is this?", image)])).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GatewayError);
+    expect((err as GatewayError).status).toBe(400);
+    expect((err as GatewayError).message).toContain("vision");
+  });
+
+  test("the llm classifier is asked once per task text, then the decision cache answers", async () => {
+    let asked = 0;
+    const llmConfig: Config = { ...config, routing: { ...config.routing, classifier: { kind: "llm", llmDeadlineMs: 200 } } };
+    const r = routing({
+      config: llmConfig,
+      askClass: async () => {
+        asked++;
+        return "planning";
+      },
+    });
+    const d1 = await decide(r, ask("Make the service faster"), "a", "smart");
+    const d2 = await decide(r, ask("Make the service faster"), "b", "smart");
+    expect([d1.taskClass, d1.rule, d1.effort, d2.cached, asked]).toEqual(["planning", "llm", "max", true, 1]);
+  });
+
+  test("a warm decision stays cheap", async () => {
+    const r = routing();
+    const long = request([user(`Refactor this module please\n${"const x = 1;\n".repeat(20_000)}`)], {
+      system: [{ type: "text", text: "s".repeat(30_000) }],
+      tools: Array.from({ length: 25 }, () => bashTool),
+    });
+    await decide(r, long);
+    const times: number[] = [];
+    for (let i = 0; i < 2_000; i++) {
+      const started = Bun.nanoseconds();
+      await decide(r, long, `acc${i}`);
+      times.push(Bun.nanoseconds() - started);
+    }
+    times.sort((a, b) => a - b);
+    const p50us = times[times.length >> 1]! / 1_000;
+    // The budget is 50 µs on an idle machine; the bound here leaves room for a busy CI box.
+    expect(p50us).toBeLessThan(250);
+  });
+});
+
+describe("decideRoute with an API restriction", () => {
+  test("only models callable with the given APIs are candidates", async () => {
+    const models = {
+      ...config.models,
+      "sim-normal": { ...config.models["sim-normal"]!, apis: ["chat" as const] },
+      "sim-normal-b": { ...config.models["sim-normal-b"]!, apis: ["messages" as const, "responses" as const] },
+    };
+    const r = routing({ config: { ...config, models } as Config });
+    const d = await decideRoute(r, { principal: { accountId: "x" }, tier: "normal", request: ask("Add a cache"), format: "messages", apis: ["messages"] });
+    expect(d.candidates.map((c) => c.name)).toEqual(["sim-normal-b"]);
+  });
+});

@@ -1,0 +1,67 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { RedisClient } from "bun";
+import { createMemoryPinStore } from "../../src/routing/create-memory-pin-store.ts";
+import { createRedisPinStore } from "../../src/routing/create-redis-pin-store.ts";
+import type { ConversationPin } from "../../src/routing/pin-store.ts";
+
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const pin: ConversationPin = { model: "sim-normal", taskClass: "coding", baseEffort: "medium", escalation: { steps: 1, seen: "t1" } };
+
+describe("memory pin store", () => {
+  test("expires pins after their TTL and keeps at most maxPins", () => {
+    let now = 0;
+    const store = createMemoryPinStore(2, () => now);
+    store.set("a", pin, 100);
+    store.set("b", { ...pin, model: "b" }, 100);
+    expect(store.get("a")).toEqual(pin); // a is now most recent
+    store.set("c", { ...pin, model: "c" }, 100);
+    expect([store.get("b"), (store.get("a") as ConversationPin).model, (store.get("c") as ConversationPin).model]).toEqual([null, "sim-normal", "c"]);
+    now = 100;
+    expect(store.get("a")).toBeNull();
+  });
+});
+
+describe("redis pin store", () => {
+  const prefix = `routelane-test:${process.pid}:${crypto.randomUUID()}:`;
+  const admin = new RedisClient(REDIS_URL);
+  const store = createRedisPinStore({ url: REDIS_URL, prefix });
+  afterAll(async () => {
+    const keys = await admin.keys(`${prefix}*`);
+    if (keys.length > 0) await admin.del(...keys);
+    admin.close();
+    await store.close();
+  }, 30_000);
+
+  test("a pin round-trips, with its TTL set in Redis", async () => {
+    await store.set("conv1", pin, 60_000);
+    expect(await store.get("conv1")).toEqual(pin);
+    const ttl = await admin.pttl(`${prefix}conv1`);
+    expect(ttl).toBeGreaterThan(50_000);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+    expect(await store.get("missing")).toBeNull();
+  });
+
+  test("a pin is gone after its TTL", async () => {
+    await store.set("short", pin, 50);
+    expect(await store.get("short")).toEqual(pin);
+    // Redis expires the key itself; poll for it rather than sleep a fixed time.
+    const deadline = Date.now() + 5_000;
+    while ((await store.get("short")) !== null && Date.now() < deadline) await Bun.sleep(20);
+    expect(await store.get("short")).toBeNull();
+  });
+
+  test("a malformed value reads as no pin", async () => {
+    await admin.set(`${prefix}bad`, "{not json");
+    await admin.set(`${prefix}wrong`, JSON.stringify({ model: 1 }));
+    expect([await store.get("bad"), await store.get("wrong")]).toEqual([null, null]);
+  });
+
+  test("an unreachable Redis is a miss, not an error", async () => {
+    const errors: unknown[] = [];
+    const down = createRedisPinStore({ url: "redis://127.0.0.1:1", prefix, onError: (e) => errors.push(e) });
+    await down.set("x", pin, 1000);
+    expect(await down.get("x")).toBeNull();
+    expect(errors.length).toBeGreaterThan(0);
+    await down.close();
+  });
+});
