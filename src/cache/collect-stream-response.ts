@@ -1,0 +1,95 @@
+import type { OutputPart } from "../canonical/content-part.ts";
+import type { CanonicalResponse } from "../canonical/response.ts";
+import type { StreamEvent } from "../canonical/stream-event.ts";
+
+type Block =
+  | { type: "text"; text: string }
+  | { type: "thinking"; text: string; signature: string }
+  | { type: "redacted_thinking"; data: string }
+  | { type: "tool_call"; id: string; name: string; arguments: string };
+
+/** What has been seen of a stream so far. Mutated in place: one per stream, never shared. */
+export interface StreamCollector {
+  id: string;
+  model: string;
+  readonly blocks: Block[];
+  response: CanonicalResponse | null;
+  failed: boolean;
+}
+
+export const newStreamCollector = (): StreamCollector => ({ id: "", model: "", blocks: [], response: null, failed: false });
+
+function toPart(block: Block): OutputPart {
+  switch (block.type) {
+    case "text":
+      return { type: "text", text: block.text };
+    case "thinking":
+      return block.signature ? { type: "thinking", text: block.text, signature: block.signature } : { type: "thinking", text: block.text };
+    case "redacted_thinking":
+      return { type: "redacted_thinking", data: block.data };
+    case "tool_call":
+      return { type: "tool_call", id: block.id, name: block.name, arguments: block.arguments };
+    default: {
+      const unknownBlock: never = block;
+      throw new Error(`unknown block ${String(unknownBlock)}`);
+    }
+  }
+}
+
+/**
+ * Rebuilds the complete answer from a canonical stream as it goes by, so a streamed answer can be
+ * stored in the response cache. `collector.response` is set only by a clean `finish`; an `error`
+ * (or a stream that simply stops) leaves nothing to store.
+ */
+export function collectStreamResponse(collector: StreamCollector, event: StreamEvent): void {
+  if (collector.failed || collector.response) return;
+  const block = "index" in event ? collector.blocks[event.index] : undefined;
+  switch (event.type) {
+    case "start":
+      collector.id = event.id;
+      collector.model = event.model;
+      return;
+    case "block_start": {
+      const b = event.block;
+      collector.blocks[event.index] =
+        b.type === "text"
+          ? { type: "text", text: "" }
+          : b.type === "thinking"
+            ? { type: "thinking", text: "", signature: "" }
+            : b.type === "redacted_thinking"
+              ? { type: "redacted_thinking", data: b.data }
+              : { type: "tool_call", id: b.id, name: b.name, arguments: "" };
+      return;
+    }
+    case "text_delta":
+      if (block?.type === "text") block.text += event.text;
+      return;
+    case "thinking_delta":
+      if (block?.type === "thinking") block.text += event.text;
+      return;
+    case "signature_delta":
+      if (block?.type === "thinking") block.signature += event.signature;
+      return;
+    case "tool_args_delta":
+      if (block?.type === "tool_call") block.arguments += event.fragment;
+      return;
+    case "block_stop":
+      return;
+    case "finish":
+      collector.response = {
+        id: collector.id,
+        model: collector.model,
+        content: collector.blocks.filter((b) => b !== undefined).map(toPart),
+        stopReason: event.stopReason,
+        usage: event.usage,
+      };
+      return;
+    case "error":
+      collector.failed = true;
+      return;
+    default: {
+      const unknownEvent: never = event;
+      throw new Error(`unknown stream event ${String(unknownEvent)}`);
+    }
+  }
+}

@@ -1,0 +1,108 @@
+export interface ShardedLruOptions {
+  /** Total budget over all shards; each shard gets an equal part. */
+  readonly maxBytes: number;
+  readonly ttlMs: number;
+  /** Power of two keeps the shard pick a mask. */
+  readonly shards?: number;
+  readonly now?: () => number;
+}
+
+export interface ShardedLru<V> {
+  get(key: string): V | undefined;
+  /** `bytes` is the caller's measure of the value; an entry larger than a shard's budget is not kept. */
+  set(key: string, value: V, bytes: number, expiresAt?: number): void;
+  delete(key: string): void;
+  /** Bytes held now (over all shards). */
+  readonly bytes: number;
+  readonly size: number;
+  clear(): void;
+}
+
+interface Entry<V> {
+  readonly value: V;
+  readonly bytes: number;
+  readonly expiresAt: number;
+}
+
+interface Shard<V> {
+  readonly map: Map<string, Entry<V>>;
+  bytes: number;
+}
+
+/** Cheap, stable spread of keys over shards: the last characters of a key are its hash in practice. */
+function shardIndex(key: string, mask: number): number {
+  let h = key.length;
+  for (let i = Math.max(0, key.length - 8); i < key.length; i++) h = (h * 31 + key.charCodeAt(i)) | 0;
+  return (h >>> 0) & mask;
+}
+
+/**
+ * A least-recently-used map split into shards (each a Map in recency order), bounded by bytes and
+ * with a time to live per entry. Sharding keeps each eviction scan short and lets the budget be
+ * shared evenly.
+ */
+export function createShardedLru<V>(options: ShardedLruOptions): ShardedLru<V> {
+  const requested = Math.max(1, options.shards ?? 16);
+  const count = 2 ** Math.ceil(Math.log2(requested));
+  const mask = count - 1;
+  const shardBudget = Math.floor(options.maxBytes / count);
+  const now = options.now ?? Date.now;
+  const shards: Shard<V>[] = Array.from({ length: count }, () => ({ map: new Map(), bytes: 0 }));
+  let totalBytes = 0;
+
+  function remove(shard: Shard<V>, key: string, entry: Entry<V>): void {
+    shard.map.delete(key);
+    shard.bytes -= entry.bytes;
+    totalBytes -= entry.bytes;
+  }
+
+  return {
+    get(key) {
+      const shard = shards[shardIndex(key, mask)]!;
+      const entry = shard.map.get(key);
+      if (!entry) return undefined;
+      if (entry.expiresAt <= now()) {
+        remove(shard, key, entry);
+        return undefined;
+      }
+      // Re-insert to mark it most recently used.
+      shard.map.delete(key);
+      shard.map.set(key, entry);
+      return entry.value;
+    },
+    set(key, value, bytes, expiresAt) {
+      const shard = shards[shardIndex(key, mask)]!;
+      const existing = shard.map.get(key);
+      if (existing) remove(shard, key, existing);
+      if (bytes > shardBudget) return;
+      const at = now();
+      const expiry = expiresAt ?? at + options.ttlMs;
+      if (expiry <= at) return;
+      for (const [oldKey, oldEntry] of shard.map) {
+        if (shard.bytes + bytes <= shardBudget) break;
+        remove(shard, oldKey, oldEntry);
+      }
+      shard.map.set(key, { value, bytes, expiresAt: expiry });
+      shard.bytes += bytes;
+      totalBytes += bytes;
+    },
+    delete(key) {
+      const shard = shards[shardIndex(key, mask)]!;
+      const entry = shard.map.get(key);
+      if (entry) remove(shard, key, entry);
+    },
+    get bytes() {
+      return totalBytes;
+    },
+    get size() {
+      return shards.reduce((n, s) => n + s.map.size, 0);
+    },
+    clear() {
+      for (const shard of shards) {
+        shard.map.clear();
+        shard.bytes = 0;
+      }
+      totalBytes = 0;
+    },
+  };
+}

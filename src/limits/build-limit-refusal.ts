@@ -1,0 +1,59 @@
+import type { Plan } from "../accounts/plans.ts";
+import { GatewayError } from "../canonical/gateway-error.ts";
+import { formatReset } from "./format-reset.ts";
+
+export type LimitKind = "rpm" | "concurrency" | "monthly";
+
+export interface RefusalDetails {
+  readonly kind: LimitKind;
+  readonly plan: Plan;
+  /** The limit that was hit (requests per minute, concurrent requests, or tokens per month). */
+  readonly limit: number;
+  /** When trying again can succeed, ms from now. */
+  readonly retryAfterMs: number;
+  /** The rpm limit and what is left of it, for the `x-ratelimit-*` headers; null when uncapped. */
+  readonly rpm: { readonly limit: number; readonly remaining: number; readonly resetMs: number } | null;
+}
+
+function messageOf(kind: LimitKind, limit: number, plan: Plan): string {
+  switch (kind) {
+    case "rpm":
+      return `rate limit of ${limit} requests per minute for plan ${plan} exceeded`;
+    case "concurrency":
+      return `concurrency limit of ${limit} concurrent requests for plan ${plan} exceeded`;
+    case "monthly":
+      return `token limit of ${limit} tokens per month for plan ${plan} exceeded`;
+    default: {
+      const unknownKind: never = kind;
+      throw new Error(`unknown limit ${String(unknownKind)}`);
+    }
+  }
+}
+
+/** The `x-ratelimit-*-requests` headers of a response. */
+export function rateLimitHeaders(limit: number, remaining: number, resetMs: number): Record<string, string> {
+  return {
+    "x-ratelimit-limit-requests": String(limit),
+    "x-ratelimit-remaining-requests": String(Math.max(0, remaining)),
+    "x-ratelimit-reset-requests": formatReset(resetMs),
+  };
+}
+
+/**
+ * The 429 of a refused request: `rate_limit_error`, a message naming the limit and the plan, and
+ * `retry-after` (whole seconds, at least 1) with `retry-after-ms`, which both official SDKs honour.
+ * The monthly cap cannot clear within an SDK's retry budget, so it also says `x-should-retry: false`.
+ */
+export function buildLimitRefusal(details: RefusalDetails): GatewayError {
+  const retryMs = Math.max(1, Math.ceil(details.retryAfterMs));
+  const headers: Record<string, string> = {
+    "retry-after": String(Math.max(1, Math.ceil(retryMs / 1000))),
+    "retry-after-ms": String(retryMs),
+    ...(details.rpm ? rateLimitHeaders(details.rpm.limit, details.rpm.remaining, details.rpm.resetMs) : {}),
+  };
+  if (details.kind === "monthly") headers["x-should-retry"] = "false";
+  return new GatewayError(429, "rate_limit_error", messageOf(details.kind, details.limit, details.plan), {
+    retryable: false,
+    headers,
+  });
+}

@@ -1,0 +1,140 @@
+import type { RedisClient } from "bun";
+import { buildLimitRefusal, rateLimitHeaders } from "./build-limit-refusal.ts";
+import { RPM_WINDOW_MS, type Lease, type LimitDecision, type Limiter, type LimitSubject, type MonthlyTokensLoader } from "./limiter.ts";
+import { monthWindow } from "./month-window.ts";
+import { ACQUIRE_SCRIPT, ADD_TOKENS_SCRIPT, INIT_MONTH_SCRIPT, REFRESH_SCRIPT, RELEASE_SCRIPT } from "./redis-scripts.ts";
+import { createScriptRunner, RedisUnavailableError } from "./run-redis-script.ts";
+
+export interface RedisLimiterOptions {
+  readonly client: RedisClient;
+  /** Prefix of every key, e.g. `routelane:`. */
+  readonly keyPrefix: string;
+  readonly loadMonthlyTokens?: MonthlyTokensLoader | undefined;
+  /**
+   * A slot lives this long unless its holder refreshes it (every third of it while held), so the
+   * slots of a process that died lapse within this bound.
+   */
+  readonly leaseTtlMs?: number;
+  /** Per-command deadline; past it the call fails as unreachable. */
+  readonly commandTimeoutMs?: number;
+  readonly now?: () => number;
+  readonly log?: (line: string) => void;
+}
+
+const CONCURRENCY_RETRY_MS = 1000;
+/** Month counters outlive their month by a few days, then go. */
+const MONTH_KEY_TTL_MS = 40 * 24 * 3600 * 1000;
+
+const asNumbers = (reply: unknown): number[] => (Array.isArray(reply) ? reply.map((v) => Number(v)) : []);
+
+/**
+ * The shared backend: every instance pointing at one Redis enforces one account's limits together.
+ * Concurrency is a sorted set of lease ids scored by expiry; rpm a sorted set of request times.
+ * Rejects with RedisUnavailableError when Redis cannot be reached (the fail-open wrapper catches it).
+ */
+export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { heldLeases(): number } {
+  const { client, keyPrefix } = options;
+  const leaseTtlMs = options.leaseTtlMs ?? 30_000;
+  const timeoutMs = options.commandTimeoutMs ?? 250;
+  const now = options.now ?? Date.now;
+  const log = options.log ?? ((line: string) => console.warn(line));
+  const acquireScript = createScriptRunner(client, ACQUIRE_SCRIPT, timeoutMs);
+  const releaseScript = createScriptRunner(client, RELEASE_SCRIPT, timeoutMs);
+  const refreshScript = createScriptRunner(client, REFRESH_SCRIPT, timeoutMs);
+  const initScript = createScriptRunner(client, INIT_MONTH_SCRIPT, timeoutMs);
+  const addScript = createScriptRunner(client, ADD_TOKENS_SCRIPT, timeoutMs);
+  /** Leases held by this process: id → concurrency key, refreshed together on one timer. */
+  const held = new Map<string, string>();
+  const instance = crypto.randomUUID().slice(0, 8);
+  let sequence = 0;
+
+  const base = (accountId: string) => `${keyPrefix}limits:{${accountId}}`;
+  const monthKeys = (accountId: string, at: number) => {
+    const key = monthWindow(at).key;
+    return [`${base(accountId)}:tokens:${key}`, `${base(accountId)}:tokens-loaded:${key}`] as const;
+  };
+
+  const refresher = setInterval(() => {
+    for (const [id, key] of held) {
+      refreshScript([key], [id, leaseTtlMs]).catch(() => {});
+    }
+  }, Math.max(100, Math.floor(leaseTtlMs / 3)));
+  refresher.unref?.();
+
+  async function seedMonth(subject: LimitSubject, at: number): Promise<void> {
+    const [counter, marker] = monthKeys(subject.accountId, at);
+    const tokens = options.loadMonthlyTokens ? await options.loadMonthlyTokens(subject.accountId, new Date(monthWindow(at).start)) : 0;
+    await initScript([counter, marker], [Math.max(0, Math.floor(tokens)), MONTH_KEY_TTL_MS]);
+  }
+
+  function leaseOf(id: string, concKey: string | null, headers: Readonly<Record<string, string>>): Lease {
+    let live = true;
+    if (concKey) held.set(id, concKey);
+    return {
+      headers,
+      release() {
+        if (!live) return;
+        live = false;
+        if (!concKey) return;
+        held.delete(id);
+        // If this fails the slot still lapses at its expiry.
+        releaseScript([concKey], [id]).catch(() => {});
+      },
+    };
+  }
+
+  async function attempt(subject: LimitSubject, seeded: boolean): Promise<LimitDecision> {
+    const { limits, plan, accountId } = subject;
+    const at = now();
+    const id = `${instance}:${(sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER)}`;
+    const rpmKey = `${base(accountId)}:rpm`;
+    const concKey = `${base(accountId)}:conc`;
+    const [counter, marker] = monthKeys(accountId, at);
+    const reply = asNumbers(
+      await acquireScript(
+        [rpmKey, concKey, counter, marker],
+        [limits.requestsPerMinute ?? -1, limits.concurrentRequests ?? -1, limits.tokensPerMonth ?? -1, id, leaseTtlMs, RPM_WINDOW_MS],
+      ),
+    );
+    const [code = 0, a = 0, b = 0] = reply;
+    const rpm = limits.requestsPerMinute;
+    switch (code) {
+      case -1:
+        if (seeded) throw new Error("monthly counter still unseeded after seeding");
+        try {
+          await seedMonth(subject, at);
+        } catch (err) {
+          if (err instanceof RedisUnavailableError) throw err;
+          // Recorded usage unreadable (database down): this request goes without the monthly check.
+          log(JSON.stringify({ level: "warn", msg: "monthly usage could not be loaded; monthly cap not enforced meanwhile", accountId, error: err instanceof Error ? err.message : String(err) }));
+          return attempt({ ...subject, limits: { ...limits, tokensPerMonth: null } }, true);
+        }
+        return attempt(subject, true);
+      case 0:
+        return { ok: true, lease: leaseOf(id, limits.concurrentRequests === null ? null : concKey, rpm === null ? {} : rateLimitHeaders(rpm, rpm - a, b > 0 ? RPM_WINDOW_MS - b : RPM_WINDOW_MS)) };
+      case 1:
+        return { ok: false, error: buildLimitRefusal({ kind: "rpm", plan, limit: rpm ?? 0, retryAfterMs: a, rpm: rpm === null ? null : { limit: rpm, remaining: 0, resetMs: a } }) };
+      case 2: {
+        const rpmHeaders = rpm === null ? null : { limit: rpm, remaining: rpm - a, resetMs: a > 0 ? RPM_WINDOW_MS - b : 0 };
+        return { ok: false, error: buildLimitRefusal({ kind: "concurrency", plan, limit: limits.concurrentRequests ?? 0, retryAfterMs: CONCURRENCY_RETRY_MS, rpm: rpmHeaders }) };
+      }
+      case 3:
+        return { ok: false, error: buildLimitRefusal({ kind: "monthly", plan, limit: limits.tokensPerMonth ?? 0, retryAfterMs: monthWindow(at).end - at, rpm: null }) };
+      default:
+        throw new Error(`unexpected limiter reply ${String(code)}`);
+    }
+  }
+
+  return {
+    acquire: (subject) => attempt(subject, false),
+    addTokens(accountId, tokens) {
+      if (tokens <= 0) return;
+      const [counter, marker] = monthKeys(accountId, now());
+      addScript([counter, marker], [Math.floor(tokens)]).catch(() => {});
+    },
+    heldLeases: () => held.size,
+    async close() {
+      clearInterval(refresher);
+    },
+  };
+}

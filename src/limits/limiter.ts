@@ -1,0 +1,37 @@
+import type { Plan, PlanLimits } from "../accounts/plans.ts";
+import type { GatewayError } from "../canonical/gateway-error.ts";
+
+/** Who a request is limited as: the account and its effective limits (a Principal fits). */
+export interface LimitSubject {
+  readonly accountId: string;
+  readonly plan: Plan;
+  readonly limits: PlanLimits;
+}
+
+/** A held concurrency slot (and a counted request). */
+export interface Lease {
+  /** `x-ratelimit-*-requests` values for the response; empty when the account has no rpm cap. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Frees the concurrency slot. Idempotent: only the first call counts. */
+  release(): void;
+}
+
+export type LimitDecision = { readonly ok: true; readonly lease: Lease } | { readonly ok: false; readonly error: GatewayError };
+
+/**
+ * Plan limits for one request: requests per minute (sliding window), concurrent requests and the
+ * calendar month's tokens (UTC). The memory backend answers synchronously after an account's
+ * first request of the month; a Redis backend always answers with a promise.
+ */
+export interface Limiter {
+  acquire(subject: LimitSubject): LimitDecision | Promise<LimitDecision>;
+  /** Adds billed tokens to the account's monthly counter (call when a request has finished). */
+  addTokens(accountId: string, tokens: number): void;
+  close(): Promise<void>;
+}
+
+/** Tokens the account has used in the month that starts at `monthStart` (recorded usage). */
+export type MonthlyTokensLoader = (accountId: string, monthStart: Date) => Promise<number>;
+
+/** The sliding window of the requests-per-minute limit. */
+export const RPM_WINDOW_MS = 60_000;

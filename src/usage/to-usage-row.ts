@@ -1,0 +1,32 @@
+import type { NewUsageRecord } from "../db/schema/usage.ts";
+import type { RequestRecord } from "../pipeline/request-record.ts";
+
+/**
+ * The `usage_records` row of a finished request; null when there is no account to charge (the key
+ * was refused). A cache hit keeps its token counts for the record but costs nothing.
+ */
+export function toUsageRow(record: RequestRecord, costUsd: number): NewUsageRecord | null {
+  if (!record.accountId) return null;
+  const usage = record.usage;
+  return {
+    requestId: record.requestId,
+    accountId: record.accountId,
+    createdAt: new Date(record.startedAt),
+    endpoint: record.endpoint,
+    // A request refused before its tier was known (bad body, limits) is still an answered request.
+    tier: record.tier ?? "none",
+    model: record.model ?? null,
+    effort: record.effort ?? null,
+    source: record.source ?? null,
+    cacheHit: record.cacheHit,
+    status: record.status,
+    latencyMs: record.latencyMs,
+    ttfbMs: record.ttfbMs ?? null,
+    inputTokens: usage?.inputTokens ?? 0,
+    outputTokens: usage?.outputTokens ?? 0,
+    cacheReadTokens: usage?.cacheReadTokens ?? 0,
+    cacheWriteTokens: usage?.cacheWriteTokens ?? 0,
+    reasoningTokens: usage?.reasoningTokens ?? 0,
+    costUsd: record.cacheHit ? 0 : costUsd,
+  };
+}

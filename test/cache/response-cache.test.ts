@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { RedisClient } from "bun";
+import { buildResponseCacheKey, readCacheControl } from "../../src/cache/build-response-cache-key.ts";
+import { createResponseCache } from "../../src/cache/create-response-cache.ts";
+import { createShardedLru } from "../../src/cache/create-sharded-lru.ts";
+import type { CanonicalResponse } from "../../src/canonical/response.ts";
+import type { UnifiedStopReason } from "../../src/canonical/stop-reason.ts";
+
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const PREFIX = `rltest:${process.pid}:${crypto.randomUUID().slice(0, 8)}:`;
+const TTL = 600_000;
+let redis: RedisClient;
+
+beforeAll(async () => {
+  redis = new RedisClient(REDIS_URL);
+  await redis.connect();
+}, 30_000);
+afterAll(async () => {
+  const keys = (await redis.send("KEYS", [`${PREFIX}*`])) as string[];
+  if (keys.length > 0) await redis.send("DEL", keys);
+  redis.close();
+}, 30_000);
+
+const answer = (text: string, unified: UnifiedStopReason = "end_turn"): CanonicalResponse => ({
+  id: "msg_1",
+  model: "sim-normal",
+  content: [{ type: "text", text }],
+  stopReason: { unified, raw: unified },
+  usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
+});
+const ROUTER = { "x-router-tier": "normal", "x-router-model": "sim-normal", "x-router-effort": "medium", "x-router-source": "default" };
+const body = { model: "normal", max_tokens: 64, messages: [{ role: "user", content: "hi" }] };
+const newLru = () => createShardedLru<string>({ maxBytes: 1 << 20, ttlMs: TTL });
+
+describe("response cache key", () => {
+  test.each([
+    ["stream flag and stream options do not count", buildResponseCacheKey("acct_a", "chat", { ...body, stream: true, stream_options: { include_usage: true } }), true],
+    ["another account never shares", buildResponseCacheKey("acct_b", "chat", body), false],
+    ["another endpoint never shares", buildResponseCacheKey("acct_a", "messages", body), false],
+    ["another body differs", buildResponseCacheKey("acct_a", "chat", { ...body, max_tokens: 65 }), false],
+  ])("%s", (_name, other, same) => {
+    expect(buildResponseCacheKey("acct_a", "chat", body) === other).toBe(same);
+  });
+
+  test("the key starts with the account id in clear", () => {
+    expect(buildResponseCacheKey("acct_a", "chat", body).startsWith("acct_a:chat:")).toBe(true);
+  });
+
+  test.each([
+    [null, { lookup: true, store: true }],
+    ["no-cache", { lookup: false, store: true }],
+    ["No-Cache, max-age=0", { lookup: false, store: true }],
+    ["no-store", { lookup: false, store: false }],
+    ["max-age=60", { lookup: true, store: true }],
+  ])("cache-control %p", (value, expected) => {
+    const headers = new Headers(value === null ? {} : { "cache-control": value });
+    expect(readCacheControl(headers)).toEqual(expected);
+  });
+});
+
+describe("response cache (in-process)", () => {
+  test("miss, then hit with the stored answer and its routing headers; accounts are isolated", async () => {
+    const cache = createResponseCache({ lru: newLru(), ttlMs: TTL });
+    const key = buildResponseCacheKey("acct_a", "messages", body);
+    expect(await cache.get(key)).toBeNull();
+    cache.put(key, answer("hello"), ROUTER);
+    const hit = await cache.get(key);
+    expect(hit?.response).toEqual(answer("hello"));
+    expect(hit?.headers).toEqual(ROUTER);
+    expect(await cache.get(buildResponseCacheKey("acct_b", "messages", body))).toBeNull();
+  });
+
+  test("answers that are not whole and final are not stored", async () => {
+    const cache = createResponseCache({ lru: newLru(), ttlMs: TTL });
+    for (const reason of ["pause_turn", "content_filter"] as const) {
+      cache.put(`acct_a:x:${reason}`, answer("x", reason), ROUTER);
+      expect(await cache.get(`acct_a:x:${reason}`)).toBeNull();
+    }
+  });
+
+  test("expires after the TTL", async () => {
+    let t = 1_000;
+    const cache = createResponseCache({ lru: createShardedLru<string>({ maxBytes: 1 << 20, ttlMs: TTL, now: () => t }), ttlMs: TTL, now: () => t });
+    cache.put("acct_a:k", answer("x"), ROUTER);
+    t += TTL - 1;
+    expect(await cache.get("acct_a:k")).not.toBeNull();
+    t += 1;
+    expect(await cache.get("acct_a:k")).toBeNull();
+  });
+});
+
+describe("response cache with a Redis L2", () => {
+  test("an answer stored by one instance is a hit on another", async () => {
+    const one = createResponseCache({ lru: newLru(), ttlMs: TTL, redis: { client: redis, keyPrefix: PREFIX } });
+    const two = createResponseCache({ lru: newLru(), ttlMs: TTL, redis: { client: redis, keyPrefix: PREFIX } });
+    const key = buildResponseCacheKey("acct_l2", "responses", body);
+    one.put(key, answer("shared"), ROUTER);
+    await redis.send("PING", []);
+    const hit = await two.get(key);
+    expect(hit?.response.content).toEqual([{ type: "text", text: "shared" }]);
+    // Now in two's L1: synchronous.
+    expect(two.get(key) instanceof Promise).toBe(false);
+    const ttl = Number(await redis.send("PTTL", [`${PREFIX}rc:{acct_l2}:${key}`]));
+    expect(ttl).toBeGreaterThan(TTL - 5000);
+  });
+
+  test("Redis unreachable: misses, not errors", async () => {
+    const down = new RedisClient("redis://127.0.0.1:1", { connectionTimeout: 200, autoReconnect: false, enableOfflineQueue: false });
+    const cache = createResponseCache({ lru: newLru(), ttlMs: TTL, redis: { client: down, keyPrefix: PREFIX, timeoutMs: 300 } });
+    expect(await cache.get("acct_x:k")).toBeNull();
+    expect(cache.l2Degraded).toBe(true);
+    cache.put("acct_x:k", answer("local"), ROUTER);
+    expect((await cache.get("acct_x:k"))?.response.content).toEqual([{ type: "text", text: "local" }]);
+    down.close();
+  });
+});

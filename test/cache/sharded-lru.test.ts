@@ -1,0 +1,59 @@
+import { describe, expect, test } from "bun:test";
+import { createShardedLru } from "../../src/cache/create-sharded-lru.ts";
+
+function clock(start = 1_000_000) {
+  let t = start;
+  return { now: () => t, advance: (ms: number) => void (t += ms) };
+}
+
+describe("sharded LRU", () => {
+  test("evicts the least recently used entries when the byte budget is exceeded", () => {
+    const lru = createShardedLru<string>({ maxBytes: 100, ttlMs: 60_000, shards: 1 });
+    lru.set("a", "A", 40);
+    lru.set("b", "B", 40);
+    expect(lru.get("a")).toBe("A"); // a is now the most recent
+    lru.set("c", "C", 40); // over budget: b (least recent) goes
+    expect(lru.get("b")).toBeUndefined();
+    expect(lru.get("a")).toBe("A");
+    expect(lru.get("c")).toBe("C");
+    expect(lru.bytes).toBe(80);
+    expect(lru.size).toBe(2);
+  });
+
+  test("an entry larger than a shard's budget is not kept, and replacing a key frees its old bytes", () => {
+    const lru = createShardedLru<string>({ maxBytes: 100, ttlMs: 60_000, shards: 1 });
+    lru.set("big", "x", 101);
+    expect(lru.get("big")).toBeUndefined();
+    lru.set("k", "one", 60);
+    lru.set("k", "two", 30);
+    expect(lru.get("k")).toBe("two");
+    expect(lru.bytes).toBe(30);
+    lru.delete("k");
+    expect(lru.bytes).toBe(0);
+  });
+
+  test("entries expire after the TTL, or at an explicit expiry", () => {
+    const c = clock();
+    const lru = createShardedLru<number>({ maxBytes: 1000, ttlMs: 600_000, now: c.now });
+    lru.set("x", 1, 10);
+    lru.set("y", 2, 10, c.now() + 1000);
+    c.advance(999);
+    expect(lru.get("y")).toBe(2);
+    c.advance(1);
+    expect(lru.get("y")).toBeUndefined();
+    c.advance(600_000 - 1000 - 1);
+    expect(lru.get("x")).toBe(1);
+    c.advance(1);
+    expect(lru.get("x")).toBeUndefined();
+    expect(lru.bytes).toBe(0);
+  });
+
+  test("the budget is split over shards and never exceeded in total", () => {
+    const lru = createShardedLru<string>({ maxBytes: 16 * 1000, ttlMs: 60_000, shards: 16 });
+    for (let i = 0; i < 5000; i++) lru.set(`key-${i}-${(i * 2654435761) >>> 0}`, "v", 100);
+    expect(lru.bytes).toBeLessThanOrEqual(16 * 1000);
+    expect(lru.size).toBeGreaterThan(100);
+    lru.clear();
+    expect(lru.size).toBe(0);
+  });
+});

@@ -1,0 +1,203 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { RedisClient } from "bun";
+import type { PlanLimits } from "../../src/accounts/plans.ts";
+import { createFailOpenLimiter } from "../../src/limits/create-fail-open-limiter.ts";
+import { createLimiter } from "../../src/limits/create-limiter.ts";
+import { createMemoryLimiter } from "../../src/limits/create-memory-limiter.ts";
+import { createRedisLimiter } from "../../src/limits/create-redis-limiter.ts";
+import type { Lease, LimitDecision, LimitSubject } from "../../src/limits/limiter.ts";
+
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const PREFIX = `rltest:${process.pid}:${crypto.randomUUID().slice(0, 8)}:`;
+const HOOK_MS = 30_000;
+
+let a: RedisClient;
+let b: RedisClient;
+
+beforeAll(async () => {
+  // Two connections stand for two gateway instances sharing one Redis.
+  a = new RedisClient(REDIS_URL);
+  b = new RedisClient(REDIS_URL);
+  await Promise.all([a.connect(), b.connect()]);
+}, HOOK_MS);
+
+afterAll(async () => {
+  let cursor = "0";
+  do {
+    const [next, keys] = (await a.send("SCAN", [cursor, "MATCH", `${PREFIX}*`, "COUNT", "500"])) as [string, string[]];
+    cursor = next;
+    if (keys.length > 0) await a.send("DEL", keys);
+  } while (cursor !== "0");
+  a.close();
+  b.close();
+}, HOOK_MS);
+
+const limitsOf = (rpm: number | null, conc: number | null, tokens: number | null = null): PlanLimits => ({
+  requestsPerMinute: rpm,
+  concurrentRequests: conc,
+  tokensPerMonth: tokens,
+});
+const subjectOf = (accountId: string, limits: PlanLimits, plan: LimitSubject["plan"] = "Starter"): LimitSubject => ({ accountId, plan, limits });
+const okCount = (ds: LimitDecision[]) => ds.filter((d) => d.ok).length;
+const leasesOf = (ds: LimitDecision[]): Lease[] => ds.flatMap((d) => (d.ok ? [d.lease] : []));
+
+describe("redis limiter: exact across two instances", () => {
+  test("rpm: of 70 simultaneous requests split over two instances exactly 60 pass", async () => {
+    const one = createRedisLimiter({ client: a, keyPrefix: PREFIX });
+    const two = createRedisLimiter({ client: b, keyPrefix: PREFIX });
+    const s = subjectOf("acct_rpm", limitsOf(60, null));
+    const decisions = await Promise.all(Array.from({ length: 70 }, (_, i) => (i % 2 === 0 ? one : two).acquire(s)));
+    expect(okCount(decisions)).toBe(60);
+    const refusal = decisions.find((d) => !d.ok);
+    if (!refusal || refusal.ok) throw new Error("expected a refusal");
+    expect(refusal.error.message).toBe("rate limit of 60 requests per minute for plan Starter exceeded");
+    expect(refusal.error.headers["x-ratelimit-remaining-requests"]).toBe("0");
+    expect(Number(refusal.error.headers["retry-after-ms"])).toBeGreaterThan(55_000);
+    const remaining = leasesOf(decisions).map((l) => Number(l.headers["x-ratelimit-remaining-requests"]));
+    expect(remaining.sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+    await Promise.all([one.close(), two.close()]);
+  });
+
+  test("concurrency: of 10 simultaneous requests exactly 4 hold a slot; a release on one instance frees it for the other", async () => {
+    const one = createRedisLimiter({ client: a, keyPrefix: PREFIX });
+    const two = createRedisLimiter({ client: b, keyPrefix: PREFIX });
+    const s = subjectOf("acct_conc", limitsOf(null, 4));
+    const decisions = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? one : two).acquire(s)));
+    expect(okCount(decisions)).toBe(4);
+    const refusal = decisions.find((d) => !d.ok);
+    if (!refusal || refusal.ok) throw new Error("expected a refusal");
+    expect(refusal.error.message).toBe("concurrency limit of 4 concurrent requests for plan Starter exceeded");
+    const leases = leasesOf(decisions);
+    leases[0]!.release();
+    leases[0]!.release();
+    // Release is sent without waiting; the next command on that connection runs after it.
+    await Promise.all([a.send("PING", []), b.send("PING", [])]);
+    expect(okCount(await Promise.all([one.acquire(s), two.acquire(s)]))).toBe(1);
+    expect(Number(await a.send("ZCARD", [`${PREFIX}limits:{acct_conc}:conc`]))).toBe(4);
+    await Promise.all([one.close(), two.close()]);
+  });
+
+  test("a dead instance's slots lapse after the lease ttl; a live holder keeps its slot by refreshing", async () => {
+    const dead = createRedisLimiter({ client: a, keyPrefix: PREFIX, leaseTtlMs: 400 });
+    const live = createRedisLimiter({ client: b, keyPrefix: PREFIX, leaseTtlMs: 400 });
+    const s = subjectOf("acct_dead", limitsOf(null, 2));
+    expect((await dead.acquire(s)).ok).toBe(true);
+    expect((await live.acquire(s)).ok).toBe(true);
+    await dead.close(); // stops refreshing, as a crashed process would, without releasing
+    expect((await live.acquire(s)).ok).toBe(false);
+    const started = Date.now();
+    let freed = false;
+    while (!freed && Date.now() - started < 3000) {
+      await Bun.sleep(50);
+      const d = await live.acquire(s);
+      freed = d.ok;
+    }
+    expect(freed).toBe(true);
+    const waited = Date.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(250);
+    expect(waited).toBeLessThan(1500);
+    // The live instance's first lease is older than its ttl by now and is still held.
+    expect((await live.acquire(s)).ok).toBe(false);
+    await live.close();
+  });
+
+  test("monthly cap: seeded once from recorded usage, then counted by addTokens from every instance", async () => {
+    let loads = 0;
+    const loader = async () => (loads++, 19_999_000);
+    const one = createRedisLimiter({ client: a, keyPrefix: PREFIX, loadMonthlyTokens: loader });
+    const two = createRedisLimiter({ client: b, keyPrefix: PREFIX, loadMonthlyTokens: loader });
+    const s = subjectOf("acct_month", limitsOf(null, null, 20_000_000));
+    const first = await Promise.all([one.acquire(s), two.acquire(s)]);
+    expect(okCount(first)).toBe(2);
+    expect(loads).toBeGreaterThanOrEqual(1);
+    one.addTokens("acct_month", 600);
+    two.addTokens("acct_month", 400);
+    await Promise.all([a.send("PING", []), b.send("PING", [])]);
+    const refused = await one.acquire(s);
+    if (refused.ok) throw new Error("expected the monthly cap");
+    expect(refused.error.message).toBe("token limit of 20000000 tokens per month for plan Starter exceeded");
+    expect((await two.acquire(s)).ok).toBe(false);
+    await Promise.all([one.close(), two.close()]);
+  });
+});
+
+test("monthly usage unreadable (database down): the request passes without the monthly check, and is said once in the log", async () => {
+  const lines: string[] = [];
+  const limiter = createRedisLimiter({
+    client: a,
+    keyPrefix: PREFIX,
+    log: (l) => lines.push(l),
+    loadMonthlyTokens: async () => {
+      throw new Error("database unreachable");
+    },
+  });
+  const d = await limiter.acquire(subjectOf("acct_noload", limitsOf(10, 10, 100)));
+  expect(d.ok).toBe(true);
+  expect(lines.some((l) => l.includes("monthly cap not enforced"))).toBe(true);
+  await limiter.close();
+});
+
+describe("fail-open wrapper", () => {
+  test("Redis unreachable: requests are limited in-process, the state is exposed and logged once", async () => {
+    const down = new RedisClient("redis://127.0.0.1:1", { connectionTimeout: 200, autoReconnect: false, enableOfflineQueue: false });
+    const lines: string[] = [];
+    const limiter = createFailOpenLimiter({
+      primary: createRedisLimiter({ client: down, keyPrefix: PREFIX, commandTimeoutMs: 300 }),
+      fallback: createMemoryLimiter(),
+      log: (line) => lines.push(line),
+    });
+    expect(limiter.degraded).toBe(false);
+    const s = subjectOf("acct_down", limitsOf(60, 1));
+    const first = await limiter.acquire(s);
+    expect(first.ok).toBe(true);
+    expect(limiter.degraded).toBe(true);
+    // Still limited, by the in-process counts.
+    expect((await limiter.acquire(s)).ok).toBe(false);
+    if (first.ok) first.lease.release();
+    expect((await limiter.acquire(s)).ok).toBe(true);
+    expect(lines.length).toBe(1);
+    expect(JSON.parse(lines[0]!).msg).toContain("redis unreachable");
+    await limiter.close();
+    down.close();
+  });
+
+  test("Redis reachable: the wrapper uses it and is not degraded", async () => {
+    const limiter = createFailOpenLimiter({ primary: createRedisLimiter({ client: a, keyPrefix: PREFIX }), fallback: createMemoryLimiter(), log: () => {} });
+    const d = await limiter.acquire(subjectOf("acct_up", limitsOf(5, 5)));
+    expect(d.ok).toBe(true);
+    expect(limiter.degraded).toBe(false);
+    expect(Number(await a.send("ZCARD", [`${PREFIX}limits:{acct_up}:conc`]))).toBe(1);
+    await limiter.close();
+  });
+});
+
+describe("createLimiter (from config)", () => {
+  const config = (redisUrl: string | undefined) => ({ redisUrl, redis: { keyPrefix: PREFIX, leaseTtlMs: 30_000 } });
+
+  test("no REDIS_URL: the in-process backend, answering synchronously", async () => {
+    const limiter = createLimiter({ config: config(undefined) });
+    expect(limiter.backend).toBe("memory");
+    expect(limiter.acquire(subjectOf("acct_cfg_mem", limitsOf(5, 5))) instanceof Promise).toBe(false);
+    await limiter.close();
+  });
+
+  test("REDIS_URL reachable: counts are in Redis under the configured prefix", async () => {
+    const limiter = createLimiter({ config: config(REDIS_URL), log: () => {} });
+    const d = await limiter.acquire(subjectOf("acct_cfg_redis", limitsOf(5, 5)));
+    expect(d.ok).toBe(true);
+    expect(limiter.backend).toBe("redis");
+    expect(limiter.degraded).toBe(false);
+    expect(Number(await a.send("ZCARD", [`${PREFIX}limits:{acct_cfg_redis}:rpm`]))).toBe(1);
+    await limiter.close();
+  });
+
+  test("REDIS_URL unreachable: serves on in-process limits, degraded", async () => {
+    const lines: string[] = [];
+    const limiter = createLimiter({ config: config("redis://127.0.0.1:1"), log: (l) => lines.push(l) });
+    const d = await limiter.acquire(subjectOf("acct_cfg_down", limitsOf(5, 5)));
+    expect(d.ok).toBe(true);
+    expect(limiter.degraded).toBe(true);
+    expect(lines.some((l) => l.includes("redis unreachable"))).toBe(true);
+    await limiter.close();
+  });
+});

@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createAccountStore } from "../../src/accounts/account-store.ts";
+import type { Usage } from "../../src/canonical/usage.ts";
+import { loadConfig } from "../../src/config/load-config.ts";
+import type { RequestRecord } from "../../src/pipeline/request-record.ts";
+import { createUsageObserver } from "../../src/usage/create-usage-observer.ts";
+import { createUsageStore, type UsageStore } from "../../src/usage/create-usage-store.ts";
+import { createUsageWriter } from "../../src/usage/create-usage-writer.ts";
+import { loadMonthlyTokens } from "../../src/usage/load-monthly-tokens.ts";
+import { parseMonth, queryMonthlyUsage } from "../../src/usage/query-monthly-usage.ts";
+import { DATABASE_HOOK_TIMEOUT_MS, openTestDatabase, type TestDatabase } from "../helpers/test-database.ts";
+
+let t: TestDatabase;
+let accountId: string;
+let otherId: string;
+const config = loadConfig({});
+
+beforeAll(async () => {
+  t = await openTestDatabase();
+  const store = createAccountStore(t.database);
+  accountId = (await store.createAccount({ plan: "Pro" })).account.id;
+  otherId = (await store.createAccount({ plan: "Starter" })).account.id;
+}, DATABASE_HOOK_TIMEOUT_MS);
+afterAll(async () => {
+  await t.close();
+}, DATABASE_HOOK_TIMEOUT_MS);
+
+const usage = (input: number, output: number, read = 0, write = 0, reasoning = 0): Usage => ({
+  inputTokens: input,
+  outputTokens: output,
+  cacheReadTokens: read,
+  cacheWriteTokens: write,
+  reasoningTokens: reasoning,
+});
+
+let seq = 0;
+function record(overrides: Partial<RequestRecord>): RequestRecord {
+  return {
+    requestId: `req_${process.pid}_${seq++}`,
+    startedAt: Date.UTC(2026, 10, 10, 12),
+    endpoint: "messages",
+    stream: false,
+    accountId,
+    plan: "Pro",
+    tier: "normal",
+    model: "sim-normal",
+    effort: "medium",
+    source: "default",
+    status: 200,
+    clientAborted: false,
+    latencyMs: 12.5,
+    cacheHit: false,
+    attempts: 1,
+    warnings: [],
+    ...overrides,
+  };
+}
+
+describe("usage in the database", () => {
+  test("rows written by the observer and writer; totals by tier and model; the month's billed tokens", async () => {
+    const writer = createUsageWriter({ store: createUsageStore(t.database), batchRows: 2, flushIntervalMs: 10, maxBufferRows: 1000 });
+    const added: Array<[string, number]> = [];
+    const observe = createUsageObserver({ writer, models: config.models, limiter: { addTokens: (id, n) => void added.push([id, n]) } });
+    observe(record({ usage: usage(1000, 200, 400, 100, 50) }));
+    observe(record({ usage: usage(10, 20) }));
+    observe(record({ tier: "fast", model: "sim-fast", usage: usage(100, 100) }));
+    observe(record({ usage: usage(500, 500), cacheHit: true }));
+    observe(record({ endpoint: "count_tokens", model: undefined, usage: undefined }));
+    observe(record({ status: 429, tier: undefined, model: undefined, effort: undefined, source: undefined, errorType: "rate_limit_error" }));
+    observe(record({ usage: usage(7, 7), startedAt: Date.UTC(2026, 9, 31, 23, 59) })); // October
+    observe(record({ accountId: otherId, usage: usage(9, 9) }));
+    observe(record({ accountId: undefined, status: 401 })); // refused key: no row
+    await writer.close();
+
+    expect(added).toEqual([
+      [accountId, 1200],
+      [accountId, 30],
+      [accountId, 200],
+      [accountId, 14],
+      [otherId, 18],
+    ]);
+
+    const november = await queryMonthlyUsage(t.database, accountId, "2026-11");
+    expect(november.totals.requests).toBe(6);
+    expect(november.totals.input_tokens).toBe(1610);
+    expect(november.totals.output_tokens).toBe(820);
+    expect(november.totals.cache_read_input_tokens).toBe(400);
+    expect(november.totals.cache_creation_input_tokens).toBe(100);
+    expect(november.totals.reasoning_tokens).toBe(50);
+    expect(november.totals.cache_hits).toBe(1);
+    // sim-normal prices: input 1, output 5, cacheRead 0.1, cacheWrite 1.25 per million; sim-fast 0.25/1.25.
+    const normalCost = (500 * 1 + 400 * 0.1 + 100 * 1.25 + 200 * 5) / 1e6 + (10 + 20 * 5) / 1e6;
+    const fastCost = (100 * 0.25 + 100 * 1.25) / 1e6;
+    expect(november.totals.cost_usd).toBeCloseTo(normalCost + fastCost, 9);
+    expect(november.by_tier.map((r) => [r.tier, r.requests])).toEqual([
+      ["fast", 1],
+      ["none", 1],
+      ["normal", 4],
+    ]);
+    expect(november.by_model.map((r) => [r.model, r.requests, r.input_tokens])).toEqual([
+      ["sim-fast", 1, 100],
+      ["sim-normal", 3, 1510],
+      [null, 2, 0],
+    ]);
+    expect((await queryMonthlyUsage(t.database, accountId, "2026-10")).totals.requests).toBe(1);
+    expect((await queryMonthlyUsage(t.database, accountId, "2026-12")).totals).toMatchObject({ requests: 0, cost_usd: 0 });
+
+    // Billed: no cache hits, no counts, only this month and this account.
+    const load = loadMonthlyTokens(t.database);
+    expect(await load(accountId, new Date(Date.UTC(2026, 10, 1)))).toBe(1200 + 30 + 200);
+    expect(await load(accountId, new Date(Date.UTC(2026, 9, 1)))).toBe(14);
+    expect(await load(otherId, new Date(Date.UTC(2026, 10, 1)))).toBe(18);
+  });
+
+  test("a batch retried after it landed does not count twice (unique request id)", async () => {
+    const store = createUsageStore(t.database);
+    const rows = [record({ accountId: otherId, startedAt: Date.UTC(2027, 0, 5), usage: usage(1, 1) })];
+    const writer = createUsageWriter({ store, batchRows: 10, flushIntervalMs: 10, maxBufferRows: 10 });
+    const observe = createUsageObserver({ writer, models: config.models });
+    observe(rows[0]!);
+    observe(rows[0]!);
+    await writer.close();
+    expect((await queryMonthlyUsage(t.database, otherId, "2027-01")).totals.requests).toBe(1);
+  });
+
+  test.each([
+    ["2026-11", true],
+    ["2026-1", false],
+    ["2026-13", false],
+    ["26-11", false],
+    ["2026-11-01", false],
+  ])("parseMonth(%p)", (month, ok) => {
+    expect(parseMonth(month) !== null).toBe(ok);
+  });
+});
+
+describe("usage during a database blip", () => {
+  test("inserts fail for a while, some after landing: after the flush, one row per request, none twice", async () => {
+    const real = createUsageStore(t.database);
+    let phase: "up" | "down" | "lands-then-fails" = "up";
+    const store: UsageStore = {
+      async insert(rows) {
+        if (phase === "down") throw new Error("connection refused");
+        await real.insert(rows);
+        if (phase === "lands-then-fails") throw new Error("connection reset after commit");
+      },
+    };
+    const logs: string[] = [];
+    const writer = createUsageWriter({ store, batchRows: 50, flushIntervalMs: 5, maxBufferRows: 100_000, retryMinMs: 10, retryMaxMs: 50, log: (l) => logs.push(l) });
+    const observe = createUsageObserver({ writer, models: config.models });
+    const startedAt = Date.UTC(2027, 5, 1);
+    for (let i = 0; i < 3000; i++) {
+      if (i === 1000) phase = "down";
+      if (i === 1800) phase = "lands-then-fails";
+      if (i === 2200) phase = "up";
+      observe(record({ accountId: otherId, startedAt, usage: usage(1, 1) }));
+      if (i % 100 === 0) await Bun.sleep(2);
+    }
+    await writer.close(30_000);
+    expect(writer.backlog).toBe(0);
+    expect(writer.dropped).toBe(0);
+    expect((await queryMonthlyUsage(t.database, otherId, "2027-06")).totals.requests).toBe(3000);
+    expect(logs.some((l) => l.includes("retrying with backoff"))).toBe(true);
+  }, 60_000);
+});
