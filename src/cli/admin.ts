@@ -12,6 +12,7 @@ Commands:
   keys create ACCOUNT_ID                                    issue a key (printed once)
   keys list ACCOUNT_ID                                      list keys (display prefixes only)
   keys revoke KEY_ID
+  usage ACCOUNT_ID [--month YYYY-MM]                        usage by tier and model (default: this month, UTC)
   help
 
 Options:
@@ -109,6 +110,32 @@ function formatKeys(keys: Json[]): string[] {
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd());
 }
 
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd());
+}
+
+const usd = (value: unknown) => `$${Number(value ?? 0).toFixed(6)}`;
+
+function formatUsage(u: Json): string[] {
+  const totals = (u.totals ?? {}) as Json;
+  const header = ["", "REQUESTS", "INPUT", "CACHE READ", "CACHE WRITE", "OUTPUT", "REASONING", "CACHE HITS", "COST USD"];
+  const cells = (name: string, r: Json) => [
+    name,
+    ...["requests", "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens", "reasoning_tokens", "cache_hits"].map((k) => String(r[k] ?? 0)),
+    usd(r.cost_usd),
+  ];
+  const byTier = ((u.by_tier as Json[] | undefined) ?? []).map((r) => cells(String(r.tier), r));
+  const byModel = ((u.by_model as Json[] | undefined) ?? []).map((r) => cells(orDash(r.model), r));
+  return [
+    `account ${u.account_id}, month ${u.month} (UTC)`,
+    "",
+    ...table([["TIER", ...header.slice(1)], ...byTier, cells("total", totals)]),
+    "",
+    ...table([["MODEL", ...header.slice(1)], ...byModel]),
+  ];
+}
+
 function need(positionals: string[], index: number, what: string): string {
   const value = positionals[index];
   if (!value) throw new CliError(`missing ${what} (see: bun run admin help)`, 2);
@@ -132,6 +159,7 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
           rpm: { type: "string" },
           concurrency: { type: "string" },
           "monthly-tokens": { type: "string" },
+          month: { type: "string" },
           help: { type: "boolean", short: "h", default: false },
         },
       });
@@ -153,6 +181,15 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
     };
     const id = (what: string) => encodeURIComponent(need(positionals, 2, what));
 
+    if (group === "usage") {
+      const accountId = encodeURIComponent(need(positionals, 1, "account ID"));
+      if (values.month !== undefined && !/^\d{4}-(0[1-9]|1[0-2])$/.test(values.month)) {
+        throw new CliError(`--month: expected YYYY-MM, got "${values.month}"`, 2);
+      }
+      const query = values.month === undefined ? "" : `?month=${values.month}`;
+      const u = await api.call("GET", `admin/accounts/${accountId}/usage${query}`);
+      return show(u, () => formatUsage(u));
+    }
     switch (`${group} ${verb ?? ""}`) {
       case "accounts create": {
         if (!values.plan) throw new CliError("--plan is required (Starter, Pro or Enterprise)", 2);

@@ -15,6 +15,13 @@ export const EnvSchema = t.Object(
     ),
     ROUTELANE_CONFIG: t.Optional(t.String({ minLength: 1, description: "the path of a JSON config file", echo: true })),
     ROUTELANE_ADMIN_TOKEN: t.Optional(t.String({ minLength: 16, description: "at least 16 characters" })),
+    ROUTELANE_METRICS_TOKEN: t.Optional(t.String({ minLength: 16, description: "at least 16 characters" })),
+    ROUTELANE_LOG_LEVEL: t.Optional(
+      t.String({ pattern: "^(trace|debug|info|warn|error|fatal|silent)$", description: "one of trace, debug, info, warn, error, fatal, silent", echo: true }),
+    ),
+    ROUTELANE_LOG_DESTINATION: t.Optional(t.String({ minLength: 1, description: "stdout, stderr or a file path", echo: true })),
+    ROUTELANE_LOG_BODIES: t.Optional(t.String({ pattern: "^(0|1|true|false)$", description: "0, 1, true or false", echo: true })),
+    ROUTELANE_SHUTDOWN_TIMEOUT_MS: t.Optional(t.String({ pattern: "^[0-9]{1,9}$", description: "a whole number of milliseconds", echo: true })),
   },
   { additionalProperties: false },
 );

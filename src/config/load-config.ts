@@ -1,8 +1,8 @@
 import { Value } from "@sinclair/typebox/value";
 import { readFileSync } from "node:fs";
-import { DEFAULT_CONFIG } from "./default-config.ts";
+import { DEFAULT_CONFIG, DEFAULT_ROUTING } from "./default-config.ts";
 import { ENV_NAMES, EnvSchema, type EnvSettings } from "./env-schema.ts";
-import { FileConfigSchema, type Config, type FileConfig } from "./schema.ts";
+import { FileConfigSchema, type Config, type FileConfig, type RoutingConfig } from "./schema.ts";
 
 /** A bad setting. Start-up prints `message` as one line and exits. */
 export class ConfigError extends Error {
@@ -79,7 +79,41 @@ export function validateFileConfig(value: unknown, origin: string): FileConfig {
       }
     }
   }
+  if (config.routing) checkRouting(config, origin);
   return config;
+}
+
+function checkPatterns(patterns: readonly string[] | undefined, at: string): void {
+  for (const [i, pattern] of (patterns ?? []).entries()) {
+    try {
+      new RegExp(pattern, "i");
+    } catch (err) {
+      throw new ConfigError(`${at}/${i}: not a valid regular expression (${(err as Error).message})`);
+    }
+  }
+}
+
+/** What the routing schema cannot say: classes and models that rules name exist, patterns compile. */
+function checkRouting(config: FileConfig, origin: string): void {
+  const routing = { ...DEFAULT_ROUTING, ...config.routing };
+  for (const [i, rule] of routing.rules.entries()) {
+    const at = `${origin}: /routing/rules/${i}`;
+    if (!routing.classes[rule.class]) throw new ConfigError(`${at}/class: unknown class "${rule.class}"`);
+    checkPatterns(rule.when.patterns, `${at}/when/patterns`);
+    for (const [tier, choice] of Object.entries(rule.tiers ?? {})) {
+      const pool = config.tiers[tier as keyof FileConfig["tiers"]].models;
+      if (choice?.model !== undefined && !pool.includes(choice.model)) {
+        throw new ConfigError(`${at}/tiers/${tier}/model: "${choice.model}" is not in the pool of tier ${tier}`);
+      }
+    }
+  }
+  for (const [name, taskClass] of Object.entries(routing.classes)) {
+    for (const [i, model] of (taskClass.prefer ?? []).entries()) {
+      if (!config.models[model]) throw new ConfigError(`${origin}: /routing/classes/${name}/prefer/${i}: unknown model "${model}"`);
+    }
+  }
+  checkPatterns(routing.escalation.strugglePatterns, `${origin}: /routing/escalation/strugglePatterns`);
+  checkPatterns(routing.escalation.successPatterns, `${origin}: /routing/escalation/successPatterns`);
 }
 
 function checkProviderKeys(config: FileConfig, env: Env, origin: string): void {
@@ -121,5 +155,46 @@ export function loadConfig(env: Env = process.env): Config {
     providers: file.providers,
     models: file.models,
     tiers: file.tiers,
+    responseCache: {
+      enabled: file.responseCache?.enabled ?? true,
+      maxBytes: file.responseCache?.maxBytes ?? 64 * 1024 * 1024,
+      ttlMs: file.responseCache?.ttlMs ?? 600_000,
+      shards: file.responseCache?.shards ?? 16,
+    },
+    usage: {
+      batchRows: file.usage?.batchRows ?? 500,
+      flushIntervalMs: file.usage?.flushIntervalMs ?? 1_000,
+      maxBufferRows: file.usage?.maxBufferRows ?? 100_000,
+    },
+    redis: { keyPrefix: file.redis?.keyPrefix ?? "routelane:", leaseTtlMs: file.redis?.leaseTtlMs ?? 30_000 },
+    routing: { ...DEFAULT_ROUTING, ...file.routing } satisfies RoutingConfig,
   });
+}
+
+/** Operational settings (logging, metrics, shutdown); validated by loadConfig with the rest of the environment. */
+export interface OpsSettings {
+  readonly logLevel: string;
+  /** `stdout`, `stderr` or a file path. */
+  readonly logDestination: string;
+  /** Log request bodies (keys and job tokens redacted); for debugging only. */
+  readonly logBodies: boolean;
+  readonly metricsToken: string | undefined;
+  /** How long in-flight requests and streams may run on after SIGTERM. */
+  readonly shutdownTimeoutMs: number;
+  /** Traces are exported over OTLP/HTTP only when this standard variable is set. */
+  readonly otlpEndpoint: string | undefined;
+}
+
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 25_000;
+
+export function loadOpsSettings(env: Env = process.env): OpsSettings {
+  const settings = readEnv(env);
+  return {
+    logLevel: settings.ROUTELANE_LOG_LEVEL ?? "info",
+    logDestination: settings.ROUTELANE_LOG_DESTINATION ?? "stdout",
+    logBodies: settings.ROUTELANE_LOG_BODIES === "1" || settings.ROUTELANE_LOG_BODIES === "true",
+    metricsToken: settings.ROUTELANE_METRICS_TOKEN,
+    shutdownTimeoutMs: settings.ROUTELANE_SHUTDOWN_TIMEOUT_MS === undefined ? DEFAULT_SHUTDOWN_TIMEOUT_MS : Number(settings.ROUTELANE_SHUTDOWN_TIMEOUT_MS),
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
+  };
 }

@@ -92,6 +92,188 @@ export const TierSchema = t.Object(
 );
 export type TierConfig = Static<typeof TierSchema>;
 
+/** Conditions over the task's signals; a rule matches when every condition it names holds. */
+export const RuleConditionsSchema = t.Object(
+  {
+    /** Length of the newest user text, characters. */
+    minChars: t.Optional(t.Integer({ minimum: 0 })),
+    maxChars: t.Optional(t.Integer({ minimum: 0 })),
+    /** The newest user text holds code, a stack trace, a diff. */
+    code: t.Optional(t.Boolean()),
+    stackTrace: t.Optional(t.Boolean()),
+    diff: t.Optional(t.Boolean()),
+    /** Any of these words or phrases (case-insensitive, whole words) in the newest user text. */
+    keywords: t.Optional(t.Array(t.String({ minLength: 1 }), { minItems: 1 })),
+    /** Any of these regular expressions (case-insensitive) matches the newest user text. */
+    patterns: t.Optional(t.Array(t.String({ minLength: 1 }), { minItems: 1 })),
+    /** The request offers tools / holds images. */
+    tools: t.Optional(t.Boolean()),
+    images: t.Optional(t.Boolean()),
+    /** Number of user turns in the conversation. */
+    minDepth: t.Optional(t.Integer({ minimum: 0 })),
+    maxDepth: t.Optional(t.Integer({ minimum: 0 })),
+    /** Estimated prompt size, tokens. */
+    minPromptTokens: t.Optional(t.Integer({ minimum: 0 })),
+    maxPromptTokens: t.Optional(t.Integer({ minimum: 0 })),
+    /** Estimated prompt size as a share of the smallest context window in the tier's pool. */
+    minContextShare: t.Optional(t.Number({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+
+const RuleTierChoiceSchema = t.Object(
+  {
+    /** A model of the tier's pool; absent → the class's preference, else the pool's first. */
+    model: t.Optional(t.String({ minLength: 1 })),
+    effort: t.Optional(EffortSchema),
+  },
+  { additionalProperties: false },
+);
+
+export const RoutingRuleSchema = t.Object(
+  {
+    name: t.String({ minLength: 1 }),
+    /** A key of `routing.classes`. */
+    class: t.String({ minLength: 1 }),
+    when: RuleConditionsSchema,
+    /** Per-tier model and effort; unset tiers follow the class. */
+    tiers: t.Optional(t.Partial(t.Object(Object.fromEntries(TIERS.map((tier) => [tier, RuleTierChoiceSchema])) as Record<(typeof TIERS)[number], typeof RuleTierChoiceSchema>, { additionalProperties: false }))),
+  },
+  { additionalProperties: false },
+);
+export type RoutingRule = Static<typeof RoutingRuleSchema>;
+
+const tierEfforts = t.Partial(
+  t.Object(Object.fromEntries(TIERS.map((tier) => [tier, EffortSchema])) as Record<(typeof TIERS)[number], typeof EffortSchema>, {
+    additionalProperties: false,
+  }),
+);
+
+export const TaskClassSchema = t.Object(
+  {
+    description: t.String(),
+    /** Effort per tier; a tier left out uses its default effort. */
+    effort: t.Optional(tierEfforts),
+    /** Preferred models, best first; the first one in the tier's pool is chosen. */
+    prefer: t.Optional(t.Array(t.String({ minLength: 1 }))),
+  },
+  { additionalProperties: false },
+);
+export type TaskClassConfig = Static<typeof TaskClassSchema>;
+
+export const RoutingSchema = t.Object(
+  {
+    classifier: t.Optional(
+      t.Object(
+        {
+          /** `rules`: the rules below; `llm`: ask the fast tier's model for the class, rules as fallback. */
+          kind: literals(["rules", "llm"] as const),
+          /** How long the `llm` classifier may take before the rules answer instead, ms. */
+          llmDeadlineMs: t.Integer({ minimum: 1 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    /** How much of the newest user text (and of each tool result) is scanned, characters. */
+    scanChars: t.Optional(t.Integer({ minimum: 256 })),
+    classes: t.Optional(t.Record(t.String({ minLength: 1 }), TaskClassSchema)),
+    /** Checked in order; the first match decides. None → the tier's defaults (source `default`). */
+    rules: t.Optional(t.Array(RoutingRuleSchema)),
+    /** Highest effort per tier, for classes and escalation alike. */
+    maxEffort: t.Optional(tierEfforts),
+    decisionCache: t.Optional(
+      t.Object(
+        {
+          ttlMs: t.Integer({ minimum: 0 }),
+          lruSize: t.Integer({ minimum: 0 }),
+          cleanupIntervalMs: t.Integer({ minimum: 1000 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    conversations: t.Optional(
+      t.Object(
+        {
+          /** How long a conversation stays on its model after its last answer, ms. */
+          pinTtlMs: t.Integer({ minimum: 1 }),
+          /** In-process pin map size (without Redis). */
+          maxPins: t.Integer({ minimum: 1 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    escalation: t.Optional(
+      t.Object(
+        {
+          enabled: t.Boolean(),
+          /** Regular expressions (case-insensitive) over tool results that show the agent struggling. */
+          strugglePatterns: t.Array(t.String({ minLength: 1 })),
+          /** Regular expressions over tool results that show progress (tests pass, edit applied). */
+          successPatterns: t.Array(t.String({ minLength: 1 })),
+          /** A tool result flagged as an error counts as struggling. */
+          toolErrors: t.Boolean(),
+          /** The same tool call (name and arguments) as in the previous turn counts as struggling. */
+          repeatedCalls: t.Boolean(),
+          /** At most this many steps above the class's effort. */
+          maxSteps: t.Integer({ minimum: 0, maximum: 4 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    breaker: t.Optional(
+      t.Object(
+        {
+          /** Consecutive failures that open a model's breaker. */
+          failureThreshold: t.Integer({ minimum: 1 }),
+          /** How long an open breaker waits before one probe request, ms. */
+          coolDownMs: t.Integer({ minimum: 0 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type RoutingFileConfig = Static<typeof RoutingSchema>;
+/** The routing section with every part filled in (defaults merged at load). */
+export type RoutingConfig = { readonly [K in keyof RoutingFileConfig]-?: NonNullable<RoutingFileConfig[K]> };
+
+/** The response cache: an in-process sharded LRU bounded by bytes (plus the Redis L2 when REDIS_URL is set). */
+export const ResponseCacheSchema = t.Object(
+  {
+    enabled: t.Optional(t.Boolean()),
+    /** In-process budget over all shards, bytes. */
+    maxBytes: t.Optional(t.Integer({ minimum: 0 })),
+    ttlMs: t.Optional(t.Integer({ minimum: 1 })),
+    shards: t.Optional(t.Integer({ minimum: 1, maximum: 1024 })),
+  },
+  { additionalProperties: false },
+);
+
+/** The batched usage writer. */
+export const UsageWriterSchema = t.Object(
+  {
+    /** Rows per insert; a full batch is written at once. */
+    batchRows: t.Optional(t.Integer({ minimum: 1 })),
+    /** A partial batch waits at most this long, ms. */
+    flushIntervalMs: t.Optional(t.Integer({ minimum: 1 })),
+    /** Rows kept while the database is down; past it new rows are dropped (and counted). */
+    maxBufferRows: t.Optional(t.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+/** Shared state in Redis (limits, response-cache L2). */
+export const RedisSettingsSchema = t.Object(
+  {
+    /** Prefix of every key the gateway writes. */
+    keyPrefix: t.Optional(t.String()),
+    /** A concurrency slot lapses this long after its holder stopped refreshing it (a dead instance), ms. */
+    leaseTtlMs: t.Optional(t.Integer({ minimum: 1000 })),
+  },
+  { additionalProperties: false },
+);
+
 export const FileConfigSchema = t.Object(
   {
     providers: t.Record(t.String({ minLength: 1 }), ProviderSchema),
@@ -99,6 +281,9 @@ export const FileConfigSchema = t.Object(
     tiers: t.Object(Object.fromEntries(TIERS.map((tier) => [tier, TierSchema])) as Record<(typeof TIERS)[number], typeof TierSchema>, {
       additionalProperties: false,
     }),
+    responseCache: t.Optional(ResponseCacheSchema),
+    usage: t.Optional(UsageWriterSchema),
+    redis: t.Optional(RedisSettingsSchema),
     server: t.Optional(
       t.Object(
         {
@@ -112,6 +297,7 @@ export const FileConfigSchema = t.Object(
         { additionalProperties: false },
       ),
     ),
+    routing: t.Optional(RoutingSchema),
   },
   { additionalProperties: false },
 );
@@ -134,4 +320,8 @@ export interface Config {
   readonly providers: Readonly<Record<string, Provider>>;
   readonly models: Readonly<Record<string, ModelConfig>>;
   readonly tiers: Readonly<Record<(typeof TIERS)[number], TierConfig>>;
+  readonly responseCache: { readonly enabled: boolean; readonly maxBytes: number; readonly ttlMs: number; readonly shards: number };
+  readonly usage: { readonly batchRows: number; readonly flushIntervalMs: number; readonly maxBufferRows: number };
+  readonly redis: { readonly keyPrefix: string; readonly leaseTtlMs: number };
+  readonly routing: RoutingConfig;
 }

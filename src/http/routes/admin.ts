@@ -8,12 +8,18 @@ import { describeDbError } from "../../accounts/sanitize-db-error.ts";
 import { GatewayError } from "../../canonical/gateway-error.ts";
 import { TIERS } from "../../canonical/tier.ts";
 import type { Database } from "../../db/client.ts";
+import { monthWindow } from "../../limits/month-window.ts";
+import { parseMonth, queryMonthlyUsage } from "../../usage/query-monthly-usage.ts";
+import type { Routing } from "../../routing/create-routing.ts";
+import { adminExplainRoutes } from "./admin-explain.ts";
 
 export interface AdminRoutesDeps {
   readonly database: Database;
   /** ROUTELANE_ADMIN_TOKEN; unset or empty → no /admin route exists at all (404 from the app). */
   readonly adminToken: string | undefined;
   readonly accounts: AccountStore;
+  /** Enables POST /admin/route/explain. */
+  readonly routing?: Routing | undefined;
 }
 
 const literals = <T extends readonly string[]>(values: T) =>
@@ -141,6 +147,7 @@ type Handler = (request: Request, params: Record<string, string>) => Promise<Res
 export function adminRoutes(deps: AdminRoutesDeps): Elysia {
   const app = new Elysia();
   if (!deps.adminToken) return app;
+  if (deps.routing) app.use(adminExplainRoutes(deps.adminToken, { routing: deps.routing, accounts: deps.accounts }));
   const authorised = createTokenCheck(deps.adminToken);
   const store = deps.accounts;
 
@@ -238,6 +245,17 @@ export function adminRoutes(deps: AdminRoutesDeps): Elysia {
       guard(async (_request, { id = "" }) => {
         const keys = await store.listKeys(id);
         return keys ? Response.json({ data: keys.map(renderKey) }) : accountNotFound(id);
+      }),
+      noBody,
+    )
+    .get(
+      "/admin/accounts/:id/usage",
+      guard(async (request, { id = "" }) => {
+        const month = new URL(request.url).searchParams.get("month") ?? monthWindow(Date.now()).key;
+        if (!parseMonth(month)) return badRequest("month: must be a month as YYYY-MM");
+        const account = await store.getAccount(id);
+        if (!account) return accountNotFound(id);
+        return Response.json(await queryMonthlyUsage(deps.database, id, month));
       }),
       noBody,
     )
