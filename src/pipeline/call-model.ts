@@ -14,8 +14,12 @@ import { setMessagesEffort } from "../upstream/messages/set-messages-effort.ts";
 import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
 import { forwardSameFormat } from "../upstream/passthrough/forward-same-format.ts";
 import { sniffUsage } from "../upstream/passthrough/sniff-usage.ts";
+import { rebuildStreamAnswer } from "./rebuild-answer.ts";
 import { API_PATHS, type ResolvedProvider } from "../upstream/resolve-providers.ts";
 import { setResponsesEffort } from "../upstream/responses/set-responses-effort.ts";
+import { normalizeToolIds } from "../routing/normalize-tool-ids.ts";
+import { stripForeignThinking } from "../routing/strip-foreign-thinking.ts";
+import { stripMessagesThinking, stripResponsesReasoning } from "../routing/strip-raw-thinking.ts";
 import { forwardTranslated } from "../upstream/translated/forward-translated.ts";
 import type { StreamOutcome } from "../upstream/translated/stream-outcome.ts";
 
@@ -39,6 +43,13 @@ export interface ModelCall {
   /** The client's body in canonical form, decoded once when a cross-format model is first tried. */
   canonical(): Converted<CanonicalRequest>;
   readonly onStreamEnd: (outcome: StreamOutcome) => void;
+  /** Rebuild a streamed answer whole at its end (for the response cache). */
+  readonly collect: boolean;
+  /**
+   * The model the conversation is pinned to. Another model must not see thinking that model
+   * signed: it is stripped from the history before a different model is called.
+   */
+  readonly pinnedModel: string | null;
 }
 
 export interface ModelAnswer {
@@ -51,6 +62,13 @@ export interface ModelAnswer {
   /** Non-stream translated answers: the decoded answer. */
   readonly response?: CanonicalResponse;
   readonly warnings: readonly string[];
+}
+
+/** The same-format path of a model switch: the raw body without the other model's thinking. */
+function stripRawThinking(format: WireFormat, body: JsonObject): { value: JsonObject; thinkingMustBeOff: boolean } {
+  if (format === "messages") return stripMessagesThinking(body);
+  if (format === "responses") return { value: stripResponsesReasoning(body).value, thinkingMustBeOff: false };
+  return { value: body, thinkingMustBeOff: false };
 }
 
 function clientAskedUsage(body: JsonObject): boolean {
@@ -77,9 +95,12 @@ function needsThinkingOff(request: CanonicalRequest): boolean {
  * otherwise through the canonical model to the model's preferred API. Throws a GatewayError whose
  * `retryable` says whether another model may be tried.
  */
-export async function callModel(call: ModelCall, model: ModelConfig, effort: Effort, provider: ResolvedProvider, clientHeaders: Headers): Promise<ModelAnswer> {
+export async function callModel(call: ModelCall, name: string, model: ModelConfig, wanted: Effort, provider: ResolvedProvider, clientHeaders: Headers): Promise<ModelAnswer> {
+  const switching = call.pinnedModel !== null && call.pinnedModel !== name;
   if (model.apis.includes(call.format)) {
-    const body: JsonObject = { ...call.body, model: model.upstreamId };
+    const stripped = switching ? stripRawThinking(call.format, call.body) : { value: call.body, thinkingMustBeOff: false };
+    const body: JsonObject = { ...stripped.value, model: model.upstreamId };
+    const effort = stripped.thinkingMustBeOff && call.format === "messages" ? "off" : wanted;
     const set = SET_EFFORT[call.format](body, effort, model);
     const fitted = call.format === "messages" ? fitThinkingConstraints(body) : NO_WARNINGS;
     const hideUsageChunk = call.format === "chat" && call.stream && !clientAskedUsage(body);
@@ -96,9 +117,16 @@ export async function callModel(call: ModelCall, model: ModelConfig, effort: Eff
       upstreamModelId: model.upstreamId,
       tier: call.tier,
       hideUsageChunk,
+      keepChunks: call.collect,
       onEnd: (end) => {
         const usage = end.hiddenUsageChunk !== undefined ? sniffUsage("chat", [Buffer.from(end.hiddenUsageChunk)]) : sniffUsage(call.format, end.tail, end.firstEvent);
-        call.onStreamEnd({ clientAborted: end.clientAborted, ...(usage ? { usage } : {}), ...(end.failure !== undefined ? { error: end.failure } : {}) });
+        const response = end.chunks ? rebuildStreamAnswer(call.format, end.chunks) : null;
+        call.onStreamEnd({
+          clientAborted: end.clientAborted,
+          ...(usage ? { usage } : {}),
+          ...(end.failure !== undefined ? { error: end.failure } : {}),
+          ...(response ? { response } : {}),
+        });
       },
     });
     const warnings = fitted.length === 0 ? set.warnings : [...set.warnings, ...fitted];
@@ -108,15 +136,17 @@ export async function callModel(call: ModelCall, model: ModelConfig, effort: Eff
   const api = model.apis[0]!;
   const adapter = UPSTREAM_ADAPTERS[api];
   const decoded = call.canonical();
-  const encoded = adapter.encodeRequest(decoded.value, { upstreamModelId: model.upstreamId, model });
+  const stripped = stripForeignThinking(decoded.value, name, call.pinnedModel);
+  const request = switching ? normalizeToolIds(stripped.value, api).value : stripped.value;
+  const encoded = adapter.encodeRequest(request, { upstreamModelId: model.upstreamId, model });
   const body = encoded.value;
-  const warnings = [...decoded.warnings, ...encoded.warnings];
-  let wanted = effort;
-  if (api === "messages" && effort !== "off" && needsThinkingOff(decoded.value)) {
-    wanted = "off";
+  const warnings = [...decoded.warnings, ...stripped.warnings, ...encoded.warnings];
+  let effort = wanted;
+  if (api === "messages" && effort !== "off" && (stripped.thinkingMustBeOff || needsThinkingOff(request))) {
+    effort = "off";
     warnings.push("thinking turned off: the last assistant turn called tools without a thinking block the upstream requires");
   }
-  const set = SET_EFFORT[api](body, wanted, model);
+  const set = SET_EFFORT[api](body, effort, model);
   warnings.push(...set.warnings);
   // The gateway's effort may turn thinking on where the client's fields forbid it.
   if (api === "messages") warnings.push(...fitThinkingConstraints(body));
@@ -132,6 +162,7 @@ export async function callModel(call: ModelCall, model: ModelConfig, effort: Eff
     format: CLIENT_FORMATS[call.format],
     encode,
     onStreamEnd: call.onStreamEnd,
+    collect: call.collect,
   });
   warnings.push(...translated.warnings);
   return { body: translated.body, contentType: translated.contentType, effort: set.effort, api, ...(translated.response ? { response: translated.response } : {}), warnings };

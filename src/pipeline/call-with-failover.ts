@@ -1,6 +1,7 @@
 import type { Effort } from "../canonical/effort.ts";
 import { GatewayError } from "../canonical/gateway-error.ts";
 import type { ModelConfig } from "../config/schema.ts";
+import type { CircuitBreaker } from "../upstream/circuit-breaker.ts";
 import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
 import { callModel, type ModelAnswer, type ModelCall } from "./call-model.ts";
 
@@ -25,6 +26,8 @@ export interface Answered {
 export interface FailoverOptions {
   readonly providers: Readonly<Record<string, ResolvedProvider>>;
   readonly clientHeaders: Headers;
+  /** Per-model circuit breaker: an open one skips the model at no cost. */
+  readonly breaker?: CircuitBreaker | undefined;
   /** Called after every attempt, successful or not. */
   readonly onAttempt?: (report: AttemptReport) => void;
 }
@@ -45,20 +48,31 @@ function exhausted(last: GatewayError, tried: number): GatewayError {
 export async function callWithFailover(call: ModelCall, candidates: readonly Candidate[], options: FailoverOptions): Promise<Answered> {
   let last: GatewayError | undefined;
   let attempts = 0;
+  const { breaker } = options;
   for (const candidate of candidates) {
+    if (breaker && !breaker.tryAcquire(candidate.name)) continue;
     attempts++;
     try {
       const provider = options.providers[candidate.model.provider]!;
-      const answer = await callModel(call, candidate.model, candidate.effort, provider, options.clientHeaders);
+      const answer = await callModel(call, candidate.name, candidate.model, candidate.effort, provider, options.clientHeaders);
+      breaker?.recordSuccess(candidate.name);
       options.onAttempt?.({ candidate });
       return { answer, candidate, attempts };
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
       options.onAttempt?.({ candidate, error });
+      // The model answered (the request was bad) or the client left: not the model's failure.
+      if (error.retryable) breaker?.recordFailure(candidate.name);
+      else if (error.status !== 499) breaker?.recordSuccess(candidate.name);
       if (!error.retryable) throw error;
       last = error;
     }
   }
-  if (!last) throw new GatewayError(503, "api_error", "no model of this tier can serve the request", { code: "no_model_available" });
+  if (!last) {
+    throw new GatewayError(503, "overloaded_error", "every model of this tier is failing; try again shortly", {
+      code: "no_model_available",
+      headers: { "retry-after": "5" },
+    });
+  }
   throw exhausted(last, attempts);
 }

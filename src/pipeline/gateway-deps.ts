@@ -1,4 +1,7 @@
 import type { KeyAuthenticator } from "../accounts/principal.ts";
+import type { ResponseCache } from "../cache/create-response-cache.ts";
+import type { Limiter } from "../limits/limiter.ts";
+import type { Routing } from "../routing/create-routing.ts";
 import type { Config } from "../config/schema.ts";
 import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
 import type { RequestObserver } from "./request-record.ts";
@@ -10,4 +13,10 @@ export interface GatewayDeps {
   readonly providers: Readonly<Record<string, ResolvedProvider>>;
   /** Told of every finished request (request log, metrics, usage); absent = nobody listens. */
   readonly observe?: RequestObserver;
+  /** Plan limits; absent = none (tests of other parts). */
+  readonly limiter?: Limiter;
+  /** The 10-minute response cache; absent or disabled = none. */
+  readonly responseCache?: ResponseCache;
+  /** Classification, decision cache, conversations, breaker; absent = the tier's first model at its default effort. */
+  readonly routing?: Routing;
 }

@@ -22,6 +22,8 @@ export interface RequestRecord {
   readonly model?: string;
   readonly effort?: string;
   readonly source?: string;
+  /** The class the router gave the task (absent on continuations without classification). */
+  readonly taskClass?: string;
   /** HTTP status sent; a stream that failed after its first byte keeps 200 and sets `streamError`. */
   readonly status: number;
   readonly errorType?: string;
