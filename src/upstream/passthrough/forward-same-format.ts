@@ -22,6 +22,8 @@ export interface ForwardRequest {
   readonly tier: string;
   /** Chat streams: take the usage chunk out (the gateway asked for it, the client did not). */
   readonly hideUsageChunk?: boolean;
+  /** Streams: keep the chunks sent so the whole answer can be rebuilt at the end. */
+  readonly keepChunks?: boolean;
   /** Streams: called once when the stream has ended. */
   readonly onEnd?: (end: PipeEnd & { readonly firstEvent: string }) => void;
 }
@@ -113,8 +115,8 @@ async function startStream(response: Response, request: ForwardRequest): Promise
     const first = await readFirstEvent(reader);
     if (!first) throw new GatewayError(502, "api_error", "upstream closed the stream before the first event", { retryable: true });
     checkFirstEvent(first.event);
-    const { format, upstreamModelId, tier, client, onEnd, hideUsageChunk } = request;
-    const options: PipeOptions = { format, upstreamModelId, tier, client, hideUsageChunk: hideUsageChunk === true };
+    const { format, upstreamModelId, tier, client, onEnd, hideUsageChunk, keepChunks } = request;
+    const options: PipeOptions = { format, upstreamModelId, tier, client, hideUsageChunk: hideUsageChunk === true, keepChunks: keepChunks === true };
     if (onEnd) options.onEnd = (end: PipeEnd) => onEnd({ ...end, firstEvent: first.event.data });
     return { body: pipeStream(reader, first.buffered, options), contentType: "text/event-stream; charset=utf-8" };
   } catch (error) {

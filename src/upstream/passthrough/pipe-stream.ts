@@ -18,7 +18,12 @@ export interface PipeOptions {
   onEnd?: (end: PipeEnd) => void;
   /** Chat: the gateway asked for the usage chunk, the client did not; it is taken out (and kept for accounting). */
   readonly hideUsageChunk?: boolean;
+  /** Keep every chunk sent (by reference, up to a size) so the whole answer can be rebuilt at the end. */
+  readonly keepChunks?: boolean;
 }
+
+/** Beyond this, a stream is not kept for the response cache. */
+const KEEP_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /** How a piped stream ended, with its last chunks (where the closing events and their usage are). */
 export interface PipeEnd {
@@ -29,6 +34,8 @@ export interface PipeEnd {
   readonly tail: readonly Uint8Array[];
   /** The JSON of the usage chunk taken out of a Chat stream (see `hideUsageChunk`). */
   readonly hiddenUsageChunk?: string;
+  /** Every chunk sent, when `keepChunks` was asked and the stream stayed within the size kept. */
+  readonly chunks?: readonly Uint8Array[];
 }
 
 const SEQUENCE_FIELD = Buffer.from('"sequence_number":');
@@ -63,6 +70,8 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
   let previous: Uint8Array | undefined;
 
   let hiddenUsageChunk: string | undefined;
+  let kept: Uint8Array[] | undefined = request.keepChunks ? [] : undefined;
+  let keptBytes = 0;
   const transform = (chunk: Uint8Array): Uint8Array => {
     let out = chunk;
     if (request.hideUsageChunk && hiddenUsageChunk === undefined) {
@@ -82,6 +91,11 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     if (out.byteLength > 0) {
       previous = latest;
       latest = out;
+      if (kept) {
+        kept.push(out);
+        keptBytes += out.byteLength;
+        if (keptBytes > KEEP_LIMIT_BYTES) kept = undefined;
+      }
     }
     return out;
   };
@@ -96,6 +110,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
       tail,
       ...(failure !== undefined ? { failure } : {}),
       ...(hiddenUsageChunk !== undefined ? { hiddenUsageChunk } : {}),
+      ...(kept && !clientAborted && failure === undefined ? { chunks: kept } : {}),
     });
   };
 

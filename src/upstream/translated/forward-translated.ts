@@ -1,6 +1,7 @@
 import { GatewayError, type GatewayErrorType } from "../../canonical/gateway-error.ts";
 import type { CanonicalResponse } from "../../canonical/response.ts";
 import type { StreamEvent } from "../../canonical/stream-event.ts";
+import { collectStreamResponse, newStreamCollector, type StreamCollector } from "../../cache/collect-stream-response.ts";
 import type { ClientFormat, EncodeContext } from "../../formats/client-format.ts";
 import { createCallGuard, type AbortCause } from "../create-call-guard.ts";
 import { classifyUpstreamError } from "../classify-upstream-error.ts";
@@ -24,6 +25,8 @@ export interface TranslatedRequest {
   readonly encode: EncodeContext;
   /** Called once when a committed stream has ended, however it ended. */
   readonly onStreamEnd?: (outcome: StreamOutcome) => void;
+  /** Rebuild the whole answer from the stream (for the response cache). */
+  readonly collect?: boolean;
 }
 
 export interface Translated {
@@ -93,6 +96,7 @@ interface Translation {
   decoder: unknown;
   encoder: unknown;
   readonly outcome: { usage?: StreamOutcome["usage"]; stopReason?: StreamOutcome["stopReason"]; error?: string; ended: boolean };
+  readonly collector: StreamCollector | undefined;
 }
 
 /** Runs canonical events through the client format's encoder, noting how the answer ends. */
@@ -108,6 +112,7 @@ function encodeEvents(t: Translation, events: readonly StreamEvent[], format: Cl
       t.outcome.error = event.error.message;
       t.outcome.ended = true;
     }
+    if (t.collector) collectStreamResponse(t.collector, event);
     const [next, text] = format.stream.step(t.encoder, event);
     t.encoder = next;
     out += text;
@@ -140,6 +145,7 @@ async function startStream(response: Response, request: TranslatedRequest): Prom
     decoder: adapter.stream.initial(),
     encoder: format.stream.initial(request.encode),
     outcome: { ended: false },
+    collector: request.collect ? newStreamCollector() : undefined,
   };
   let first: StreamEvent[] = [];
   try {
@@ -164,7 +170,8 @@ function pipeTranslation(t: Translation, first: StreamEvent[], request: Translat
   const report = (clientAborted: boolean): void => {
     if (reported) return;
     reported = true;
-    request.onStreamEnd?.({ ...t.outcome, clientAborted });
+    const response = t.collector?.response;
+    request.onStreamEnd?.({ ...t.outcome, clientAborted, ...(response ? { response } : {}) });
   };
   const source: Bun.DirectUnderlyingSource<Uint8Array> = {
     type: "direct",

@@ -1,3 +1,4 @@
+import type { CanonicalResponse } from "../../canonical/response.ts";
 import type { StopReason } from "../../canonical/stop-reason.ts";
 import type { Usage } from "../../canonical/usage.ts";
 
@@ -8,4 +9,6 @@ export interface StreamOutcome {
   /** The message of the in-stream error event sent, when the stream failed. */
   readonly error?: string;
   readonly clientAborted: boolean;
+  /** The whole answer, rebuilt from the stream when collection was asked for and it finished cleanly. */
+  readonly response?: CanonicalResponse;
 }
