@@ -16,24 +16,41 @@ function configOrExit(): Config {
 
 /**
  * Signal handlers go in before anything is printed: a supervisor that reads "listening" and
- * stops the process at once must get a clean shutdown, not the default kill. A second signal
- * exits at once.
+ * stops the process at once must get a clean shutdown, not the default kill. SIGTERM/SIGINT drain
+ * (in-flight requests and streams finish, usage and logs are flushed) and exit 0; a second one
+ * exits at once. SIGHUP reloads the config file.
  */
 function handleSignals(started: Promise<RunningGateway>): void {
   let stopping = false;
   const stop = (signal: string): void => {
-    if (stopping) process.exit(1);
+    if (stopping) {
+      console.error(`routelane: second ${signal}, exiting now`);
+      process.exit(1);
+    }
     stopping = true;
-    console.log(`routelane: ${signal} received, shutting down`);
+    console.log(`routelane: ${signal} received, draining`);
     started
       .then((gateway) => gateway.stop())
       .then(
         () => process.exit(0),
-        () => process.exit(1),
+        (error: unknown) => {
+          console.error(`routelane: shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
+          process.exit(1);
+        },
       );
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGHUP", () => {
+    void started.then((gateway) => {
+      try {
+        const config = gateway.reload();
+        console.log(`routelane: config reloaded (tiers: ${Object.keys(config.tiers).join(", ")})`);
+      } catch (error) {
+        console.error(`routelane: config reload rejected, the old config stays: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    });
+  });
 }
 
 async function main(): Promise<void> {

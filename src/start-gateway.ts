@@ -1,15 +1,31 @@
+import type { Server } from "bun";
 import type { AnyElysia } from "elysia";
+import pkg from "../package.json" with { type: "json" };
 import { createAccountStore } from "./accounts/account-store.ts";
 import { createKeyAuthenticator } from "./accounts/create-key-authenticator.ts";
 import { seedDemoAccount } from "./accounts/seed-demo-account.ts";
-import type { Config } from "./config/schema.ts";
+import { loadOpsSettings, type OpsSettings } from "./config/load-config.ts";
+import type { Config, Fault } from "./config/schema.ts";
 import { openDatabase, type Database } from "./db/client.ts";
 import { migrateDatabase } from "./db/migrate.ts";
 import { createApp } from "./http/app.ts";
 import { adminRoutes } from "./http/routes/admin.ts";
+import { buildOpenApi } from "./ops/build-openapi.ts";
+import { createReadinessCheck } from "./ops/check-readiness.ts";
+import { createConfigHolder, type ConfigHolder } from "./ops/create-config-holder.ts";
+import { createMetrics, type GatewayMetrics } from "./ops/create-metrics.ts";
+import { createRequestLog, type RequestLog } from "./ops/create-request-log.ts";
+import { createShutdown, type DrainHook, type Shutdown } from "./ops/create-shutdown.ts";
+import { opsRoutes } from "./ops/ops-routes.ts";
+import { startTracing, type Tracing } from "./ops/start-tracing.ts";
+import { notifyObservers } from "./ops/notify-observers.ts";
+import { createInFlightTracker } from "./ops/track-in-flight.ts";
+import type { RequestObserver } from "./pipeline/request-record.ts";
 import { startSim, type SimServer } from "./sim/start-sim.ts";
-import type { Fault } from "./config/schema.ts";
-import { needsInProcessSim, resolveProviders } from "./upstream/resolve-providers.ts";
+import { createPipelineServices } from "./create-pipeline-services.ts";
+import { createAskClass } from "./pipeline/create-ask-class.ts";
+import { findPinnedModel } from "./usage/find-pinned-model.ts";
+import { needsInProcessSim } from "./upstream/resolve-providers.ts";
 
 export interface StartOptions {
   readonly env?: Record<string, string | undefined>;
@@ -19,16 +35,31 @@ export interface StartOptions {
   readonly recordSim?: boolean;
   /** Create the demo account on an empty database (default true). */
   readonly seedDemo?: boolean;
+  /** Logging, metrics token, shutdown deadline, traces; read from `env` when absent. */
+  readonly ops?: Partial<OpsSettings>;
 }
 
 export interface RunningGateway {
   readonly url: string;
   readonly port: number;
+  /** The config in use now (a reload replaces it). */
   readonly config: Config;
   readonly database: Database;
   readonly sim: SimServer | undefined;
   /** The demo account's key when this start created it (shown once). */
   readonly demoKey: string | undefined;
+  readonly metrics: GatewayMetrics;
+  readonly requestLog: RequestLog;
+  readonly tracing: Tracing;
+  /** Every finished request goes to each of these (request log, metrics; the usage writer adds itself). */
+  readonly observers: RequestObserver[];
+  /** True once shutdown has begun: `/readyz` answers 503. */
+  readonly draining: boolean;
+  /** Adds a step to the shutdown drain, run in order after in-flight work has ended. */
+  addDrainHook(hook: DrainHook): void;
+  /** Re-reads the config file and swaps it in; throws with the reason and keeps the old one when it is bad. */
+  reload(): Config;
+  /** Graceful: stop accepting, let in-flight requests and streams finish (up to the deadline), drain, close. */
   stop(): Promise<void>;
 }
 
@@ -41,32 +72,142 @@ function simFaults(config: Config): Record<string, Fault> {
   return faults;
 }
 
+/**
+ * Shutdown for a Bun server: without force, `stop` closes the listening socket and idle
+ * connections at once and resolves once the requests under way (streams included) have sent
+ * their last byte; past the deadline, a forced stop closes the rest.
+ */
+function createServerShutdown(server: () => Server<unknown> | null | undefined, deadlineMs: number, log: RequestLog): Shutdown {
+  let finished: Promise<void> = Promise.resolve();
+  return createShutdown({
+    deadlineMs,
+    stopAccepting: async () => {
+      finished = server()?.stop(false) ?? Promise.resolve();
+    },
+    waitForIdle: (ms) => settlesWithin(finished, ms),
+    forceClose: async () => void (await server()?.stop(true)),
+    report: (message) => log.logger.warn(message),
+  });
+}
+
+/** A reload with its outcome in the log; a rejected file keeps the running config. */
+function reloadLogged(holder: ConfigHolder, log: RequestLog): Config {
+  try {
+    const next = holder.reload();
+    log.logger.info({ tiers: Object.keys(next.tiers), models: Object.keys(next.models) }, "config reloaded");
+    return next;
+  } catch (error) {
+    log.logger.warn({ reason: error instanceof Error ? error.message : String(error) }, "config reload rejected; the old config stays");
+    throw error;
+  }
+}
+
+/** True when `work` settles within `ms`, false when the time runs out first. */
+function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    const settled = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    work.then(settled, settled);
+  });
+}
+
 /** Opens the database, migrates, seeds, starts the simulated upstream if needed, and listens. */
 export async function startGateway(config: Config, options: StartOptions = {}): Promise<RunningGateway> {
+  const env = options.env ?? process.env;
+  const ops: OpsSettings = { ...loadOpsSettings(env), ...options.ops };
   const ownsDatabase = options.database === undefined;
   const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   if (ownsDatabase) await migrateDatabase(database);
   const seeded = options.seedDemo === false ? null : await seedDemoAccount({ database, dataDir: config.dataDir });
   const sim = needsInProcessSim(config) ? await startSim({ port: 0, faults: simFaults(config), record: options.recordSim ?? false }) : undefined;
   const authenticator = await createKeyAuthenticator({ database, ttlMs: config.keyCacheTtlMs });
-  const plugins: AnyElysia[] = [adminRoutes({ database, adminToken: config.adminToken, accounts: createAccountStore(database) })];
-  const app = createApp({ config, authenticator, providers: resolveProviders(config, options.env ?? process.env, sim?.url) }, plugins);
+  const requestLog = createRequestLog({ level: ops.logLevel, destination: ops.logDestination, logBodies: ops.logBodies });
+  const services = createPipelineServices({
+    config,
+    database,
+    askClass: createAskClass(() => holder.deps),
+    onBreakerChange: (model, state) => metrics.breakerState(model, state === "half-open" ? "half_open" : state),
+  });
+  const observers: RequestObserver[] = [requestLog.observe, services.usageObserver];
+  // Label values are checked against the config in use, read at each observation.
+  const metrics = createMetrics(() => holder.current());
+  observers.push(metrics.observe);
+  const holder = createConfigHolder({
+    config,
+    env,
+    authenticator,
+    simUrl: sim?.url,
+    observe: notifyObservers(observers),
+    metrics,
+    logBody: requestLog.logBody,
+    services,
+  });
+  metrics.setUsageBacklog(() => services.usageWriter.backlog);
+  const tracing = await startTracing({ endpoint: ops.otlpEndpoint, serviceVersion: pkg.version });
+  const inFlight = createInFlightTracker();
+  observers.push(inFlight.observe);
+  metrics.setInFlight(inFlight.counts);
+
+  let app: AnyElysia | undefined;
+  const shutdown = createServerShutdown(() => app?.server, ops.shutdownTimeoutMs, requestLog);
+  const readiness = createReadinessCheck({ database, redisUrl: config.redisUrl, draining: () => shutdown.draining });
+
+  const reload = (): Config => reloadLogged(holder, requestLog);
+  const plugins: AnyElysia[] = [
+    adminRoutes({ database, adminToken: config.adminToken, accounts: createAccountStore(database), routing: () => services.routingFor(holder.current()) }),
+    opsRoutes({
+      readiness,
+      metrics,
+      metricsToken: ops.metricsToken,
+      adminToken: config.adminToken,
+      openApi: buildOpenApi(pkg.version),
+      reload: () => {
+        const next = reload();
+        return { tiers: Object.keys(next.tiers), models: Object.keys(next.models) };
+      },
+    }),
+  ];
+  app = createApp(holder.deps, plugins, { inFlight, tracing }, { pinnedModel: findPinnedModel(services.pins) });
   // The body limit is the pipeline's (declared length checked before reading, streamed bodies
   // counted): Bun's own cap would answer 413 with an empty body, not in the caller's format.
   app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: Number.MAX_SAFE_INTEGER });
-  const port = app.server!.port!;
+  const server = app.server!;
+  const port = server.port!;
+  inFlight.countRequestsWith(() => server.pendingRequests);
+
+  // Usage is written before anything closes: the drain hooks run first.
+  shutdown.addDrainHook({ name: "usage", run: () => services.usageWriter.flush(10_000) });
+  const closing: readonly DrainHook[] = [
+    { name: "limits, routing and usage", run: () => services.close() },
+    { name: "simulated upstream", run: async () => void (await sim?.stop()) },
+    { name: "authenticator", run: () => authenticator.close() },
+    { name: "readiness", run: async () => readiness.close() },
+    { name: "traces", run: () => tracing.shutdown() },
+    { name: "request log", run: () => requestLog.flush() },
+    { name: "database", run: async () => void (ownsDatabase && (await database.close())) },
+  ];
+  for (const step of closing) shutdown.addCloseStep(step);
   return {
     url: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`,
     port,
-    config,
+    get config() {
+      return holder.current();
+    },
     database,
     sim,
     demoKey: seeded?.key,
-    async stop() {
-      await app.stop();
-      await sim?.stop();
-      await authenticator.close();
-      if (ownsDatabase) await database.close();
+    metrics,
+    requestLog,
+    tracing,
+    observers,
+    get draining() {
+      return shutdown.draining;
     },
+    addDrainHook: (hook) => shutdown.addDrainHook(hook),
+    reload,
+    stop: () => shutdown.run(),
   };
 }

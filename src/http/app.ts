@@ -4,13 +4,21 @@ import type { WireFormat } from "../canonical/wire-format.ts";
 import { GatewayError } from "../canonical/gateway-error.ts";
 import type { GatewayDeps } from "../pipeline/gateway-deps.ts";
 import { handleChatRequest } from "../pipeline/handle-chat-request.ts";
-import { handleCountTokens } from "../pipeline/handle-count-tokens.ts";
+import { handleCountTokens, type CountTokensOptions } from "../pipeline/handle-count-tokens.ts";
 import { handleGetModel, handleListModels } from "../pipeline/handle-models.ts";
 import { newRequestId } from "../pipeline/new-request-id.ts";
 import { formatOfHeaders, renderError } from "../pipeline/render-error.ts";
+import { setRequestSpan } from "../ops/request-span.ts";
+import { NOOP_TRACING, type Tracing } from "../ops/start-tracing.ts";
+import { createInFlightTracker, type InFlightTracker } from "../ops/track-in-flight.ts";
 
 /** Public routes and their methods, so a known path called with the wrong method answers 405, not 404. */
-const ROUTES: ReadonlyArray<readonly [RegExp, readonly string[]]> = [
+export const ROUTES: ReadonlyArray<readonly [RegExp, readonly string[]]> = [
+  [/^\/healthz\/?$/, ["GET"]],
+  [/^\/readyz\/?$/, ["GET"]],
+  [/^\/metrics\/?$/, ["GET"]],
+  [/^\/openapi\.json$/, ["GET"]],
+  [/^\/docs\/?$/, ["GET"]],
   [/^\/$/, ["GET", "HEAD"]],
   [/^\/v1\/messages\/?$/, ["POST"]],
   [/^\/v1\/messages\/count_tokens\/?$/, ["POST"]],
@@ -41,11 +49,57 @@ function unmatched(request: Request): Response {
 
 const SERVICE = { name: "routelane", version: pkg.version };
 
+/** What the HTTP layer adds around each pipeline call: the in-flight stream count and the request span. */
+export interface AppOps {
+  readonly inFlight: InFlightTracker;
+  readonly tracing: Tracing;
+}
+
+type Handler = (request: Request) => Promise<Response>;
+
+/** Notes a stream's start (in-flight gauge) and opens the request span when tracing is on. */
+function served(ops: AppOps, name: string, handler: Handler): (ctx: { request: Request }) => Promise<Response> {
+  if (!ops.tracing.enabled) {
+    return async ({ request }) => {
+      const response = await handler(request);
+      ops.inFlight.responded(response);
+      return response;
+    };
+  }
+  return async ({ request }) => {
+    const span = ops.tracing.startSpan(name, { "http.request.method": request.method });
+    setRequestSpan(request, span);
+    try {
+      const response = await handler(request);
+      ops.inFlight.responded(response);
+      span.setAttributes({
+        "http.response.status_code": response.status,
+        "routelane.stream": (response.headers.get("content-type") ?? "").startsWith("text/event-stream"),
+        "routelane.tier": response.headers.get("x-router-tier") ?? undefined,
+        "routelane.model": response.headers.get("x-router-model") ?? undefined,
+        "routelane.request_id": response.headers.get("x-router-request-id") ?? undefined,
+      });
+      if (response.status >= 500) span.fail(`status ${response.status}`);
+      return response;
+    } catch (error) {
+      span.fail("handler failed");
+      throw error;
+    } finally {
+      span.end();
+    }
+  };
+}
+
 /**
  * The HTTP surface. Routes only hand the raw request to one pipeline function each: the pipeline
  * reads the body itself so that authentication comes first and every error has the caller's shape.
  */
-export function createApp(deps: GatewayDeps, plugins: readonly AnyElysia[] = []): AnyElysia {
+export function createApp(
+  deps: GatewayDeps,
+  plugins: readonly AnyElysia[] = [],
+  ops: AppOps = { inFlight: createInFlightTracker(), tracing: NOOP_TRACING },
+  counting: CountTokensOptions = {},
+): AnyElysia {
   const app = new Elysia({ normalize: false })
     .onError(({ code, request, error }) => {
       if (code === "NOT_FOUND") return unmatched(request);
@@ -54,10 +108,10 @@ export function createApp(deps: GatewayDeps, plugins: readonly AnyElysia[] = [])
     })
     .get("/", () => Response.json(SERVICE))
     .head("/", () => new Response(null, { headers: { "content-type": "application/json" } }))
-    .post("/v1/messages", ({ request }) => handleChatRequest("messages", request, deps), { parse: "none" })
-    .post("/v1/messages/count_tokens", ({ request }) => handleCountTokens(request, deps), { parse: "none" })
-    .post("/v1/chat/completions", ({ request }) => handleChatRequest("chat", request, deps), { parse: "none" })
-    .post("/v1/responses", ({ request }) => handleChatRequest("responses", request, deps), { parse: "none" })
+    .post("/v1/messages", served(ops, "POST /v1/messages", (request) => handleChatRequest("messages", request, deps)), { parse: "none" })
+    .post("/v1/messages/count_tokens", served(ops, "POST /v1/messages/count_tokens", (request) => handleCountTokens(request, deps, counting)), { parse: "none" })
+    .post("/v1/chat/completions", served(ops, "POST /v1/chat/completions", (request) => handleChatRequest("chat", request, deps)), { parse: "none" })
+    .post("/v1/responses", served(ops, "POST /v1/responses", (request) => handleChatRequest("responses", request, deps)), { parse: "none" })
     .get("/v1/models", ({ request }) => handleListModels(request, deps))
     .get("/v1/models/:id", ({ request, params }) => handleGetModel(request, params.id, deps));
   for (const plugin of plugins) app.use(plugin);

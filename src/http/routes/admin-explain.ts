@@ -13,7 +13,8 @@ import { decideRoute, type RoutingDecision } from "../../routing/decide-route.ts
 import { resolveTier } from "../../routing/resolve-tier.ts";
 
 export interface AdminExplainDeps {
-  readonly routing: Routing;
+  /** The routing in use (a reload replaces it). */
+  readonly routing: () => Routing;
   /** To explain for a given account (its plan and default tier); without it, any tier is allowed. */
   readonly accounts?: AccountStore | undefined;
 }
@@ -107,7 +108,7 @@ async function explain(request: Request, deps: AdminExplainDeps): Promise<Respon
     const tier = resolveTier(typeof body.model === "string" ? body.model : undefined, principal);
     const decoded = DECODERS[format](body);
     const sessionId = typeof input.session_id === "string" ? input.session_id : (decoded.value.user ?? undefined);
-    const decision = await decideRoute(deps.routing, { principal, tier, request: decoded.value, sessionId, format, dryRun: true });
+    const decision = await decideRoute(deps.routing(), { principal, tier, request: decoded.value, sessionId, format, dryRun: true });
     return Response.json(render(decision, decoded.warnings));
   } catch (err) {
     if (err instanceof GatewayError) return error(err.status, err.type, err.message);

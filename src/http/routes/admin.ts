@@ -19,7 +19,8 @@ export interface AdminRoutesDeps {
   readonly adminToken: string | undefined;
   readonly accounts: AccountStore;
   /** Enables POST /admin/route/explain. */
-  readonly routing?: Routing | undefined;
+  /** The routing in use (a reload replaces it), for explain. */
+  readonly routing?: (() => Routing) | undefined;
 }
 
 const literals = <T extends readonly string[]>(values: T) =>

@@ -1,0 +1,85 @@
+import type { BunPlugin } from "bun";
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+
+/**
+ * `bun run build [--outfile PATH]`: one self-contained executable (`bun build --compile`).
+ *
+ * Two things are not found through imports and would be missing from the binary:
+ * - PGlite loads its wasm and data files next to its own module; they are embedded under the same
+ *   names so the paths it computes inside the binary resolve.
+ * - The migrations are read from a folder at run time; their text is inlined into the binary and
+ *   written to a per-build directory under the temp dir on start.
+ */
+
+const ROOT = resolve(import.meta.dir, "..", "..");
+const PGLITE_ASSETS = ["pglite.data", "pglite.wasm", "initdb.wasm"].map((name) => join(ROOT, "node_modules/@electric-sql/pglite/dist", name));
+const MIGRATIONS = join(ROOT, "drizzle");
+const FOLDER_EXPRESSION = 'join(import.meta.dir, "..", "..", "drizzle")';
+
+function migrationFiles(): Record<string, string> {
+  const files: Record<string, string> = { "meta/_journal.json": readFileSync(join(MIGRATIONS, "meta", "_journal.json"), "utf8") };
+  for (const name of readdirSync(MIGRATIONS)) if (name.endsWith(".sql")) files[name] = readFileSync(join(MIGRATIONS, name), "utf8");
+  return files;
+}
+
+/** Replaces the migrations folder of src/db/migrate.ts by one written from the inlined files. */
+const inlineMigrations: BunPlugin = {
+  name: "inline-migrations",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/]db[\\/]migrate\.ts$/ }, (args) => {
+      const source = readFileSync(args.path, "utf8");
+      if (!source.includes(FOLDER_EXPRESSION)) throw new Error(`${relative(ROOT, args.path)} no longer computes its folder as ${FOLDER_EXPRESSION}; update build-executable.ts`);
+      const files = JSON.stringify(migrationFiles());
+      const hash = createHash("sha256").update(files).digest("hex").slice(0, 12);
+      const writer = `(() => {
+  const files = ${files};
+  const dir = join(__ops_tmpdir(), "routelane-migrations-${hash}");
+  for (const [name, text] of Object.entries(files)) {
+    __ops_mkdir(join(dir, name, ".."), { recursive: true });
+    __ops_write(join(dir, name), text);
+  }
+  return dir;
+})()`;
+      const prelude = 'import { mkdirSync as __ops_mkdir, writeFileSync as __ops_write } from "node:fs";\nimport { tmpdir as __ops_tmpdir } from "node:os";\n';
+      return { contents: prelude + source.replace(FOLDER_EXPRESSION, writer), loader: "ts" };
+    });
+  },
+};
+
+export async function buildExecutable(outfile: string): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), "routelane-build-"));
+  try {
+    const entry = join(work, "entry.ts");
+    const embeds = PGLITE_ASSETS.map((path) => `import ${JSON.stringify(path)} with { type: "file" };`).join("\n");
+    writeFileSync(entry, `${embeds}\nimport ${JSON.stringify(join(ROOT, "src", "main.ts"))};\n`);
+    mkdirSync(dirname(resolve(outfile)), { recursive: true });
+    const result = await Bun.build({
+      entrypoints: [entry],
+      compile: { outfile: resolve(outfile) },
+      target: "bun",
+      minify: true,
+      naming: { asset: "[name].[ext]" },
+      plugins: [inlineMigrations],
+    });
+    if (!result.success) throw new AggregateError(result.logs, "build failed");
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) {
+  const at = process.argv.indexOf("--outfile");
+  const outfile = at >= 0 ? process.argv[at + 1] : join(ROOT, "dist", "routelane");
+  if (!outfile) {
+    console.error("usage: bun run build [--outfile PATH]");
+    process.exit(2);
+  }
+  await buildExecutable(outfile).catch((error: unknown) => {
+    console.error(error instanceof AggregateError ? error.errors.map(String).join("\n") : String(error));
+    process.exit(1);
+  });
+  console.log(`built ${outfile}`);
+}

@@ -1,0 +1,172 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { Config } from "../config/schema.ts";
+import type { RecordEndpoint, RequestObserver, RequestRecord } from "../pipeline/request-record.ts";
+
+export type BreakerState = "closed" | "open" | "half_open";
+export type CacheName = "response" | "decision";
+
+/** What the pipeline, the limiter and the usage writer call; every label value is checked against config or a fixed set. */
+export interface GatewayMetrics {
+  readonly registry: Registry;
+  /** Counts and times a finished request. */
+  readonly observe: RequestObserver;
+  upstreamAttempt(model: string, outcome: "ok" | "error"): void;
+  /** A failover away from `model` to the next one in the pool. */
+  failover(model: string): void;
+  breakerState(model: string, state: BreakerState): void;
+  cacheLookup(cache: CacheName, hit: boolean): void;
+  limitRefused(kind: string): void;
+  /** Read at scrape time: in-flight requests and streams. */
+  setInFlight(read: () => { requests: number; streams: number }): void;
+  /** Read at scrape time: usage rows waiting to be written. */
+  setUsageBacklog(read: () => number): void;
+  /** Prometheus text exposition. */
+  render(): Promise<string>;
+}
+
+const ENDPOINTS: ReadonlySet<RecordEndpoint> = new Set(["messages", "chat", "responses", "count_tokens"]);
+/** The `x-router-source` values of the spec. */
+const SOURCES: ReadonlySet<string> = new Set(["rule", "default", "continuation", "sticky", "smartplus"]);
+const LIMIT_KINDS: ReadonlySet<string> = new Set(["rpm", "tpm", "concurrency", "monthly_tokens", "budget", "plan"]);
+const BREAKER_VALUE: Readonly<Record<BreakerState, number>> = { closed: 0, half_open: 1, open: 2 };
+const OTHER = "other";
+const NONE = "none";
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+const TTFB_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+function status(code: number): string {
+  return Number.isInteger(code) && code >= 100 && code <= 599 ? String(code) : OTHER;
+}
+
+/**
+ * Prometheus metrics through prom-client. Label values for tiers and models come from the current
+ * config (read through `config()`, so a reload's new names are accepted at once); anything else a
+ * request could put there becomes `other`, which keeps the series count bounded.
+ */
+export function createMetrics(config: () => Config): GatewayMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "routelane_process_" });
+  const tier = (value: string | undefined): string => (value === undefined ? NONE : value in config().tiers ? value : OTHER);
+  const model = (value: string | undefined): string => (value === undefined ? NONE : value in config().models ? value : OTHER);
+  const endpoint = (value: RecordEndpoint): string => (ENDPOINTS.has(value) ? value : OTHER);
+  const source = (value: string | undefined): string => (value === undefined ? NONE : SOURCES.has(value) ? value : OTHER);
+
+  const requests = new Counter({
+    name: "routelane_requests_total",
+    help: "Finished requests by endpoint, tier, model, routing source and HTTP status.",
+    labelNames: ["endpoint", "tier", "model", "source", "status", "stream"] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: "routelane_request_duration_seconds",
+    help: "Time from arrival to the last byte sent.",
+    labelNames: ["endpoint", "tier", "stream"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const ttfb = new Histogram({
+    name: "routelane_time_to_first_byte_seconds",
+    help: "Time from arrival to the first byte of the body sent.",
+    labelNames: ["endpoint", "tier", "stream"] as const,
+    buckets: TTFB_BUCKETS,
+    registers: [registry],
+  });
+  const tokens = new Counter({
+    name: "routelane_tokens_total",
+    help: "Tokens reported by the upstream, by tier, model and kind.",
+    labelNames: ["tier", "model", "kind"] as const,
+    registers: [registry],
+  });
+  const streamErrors = new Counter({
+    name: "routelane_stream_errors_total",
+    help: "Streams that ended with an error event after their first byte.",
+    labelNames: ["endpoint", "tier"] as const,
+    registers: [registry],
+  });
+  const attempts = new Counter({
+    name: "routelane_upstream_attempts_total",
+    help: "Calls made to upstream models, by model and outcome.",
+    labelNames: ["model", "outcome"] as const,
+    registers: [registry],
+  });
+  const failovers = new Counter({
+    name: "routelane_upstream_failovers_total",
+    help: "Failovers away from a model to the next in its pool.",
+    labelNames: ["model"] as const,
+    registers: [registry],
+  });
+  const breaker = new Gauge({
+    name: "routelane_circuit_breaker_state",
+    help: "Circuit-breaker state per model: 0 closed, 1 half-open, 2 open.",
+    labelNames: ["model"] as const,
+    registers: [registry],
+  });
+  const cache = new Counter({
+    name: "routelane_cache_lookups_total",
+    help: "Response- and decision-cache lookups by result.",
+    labelNames: ["cache", "result"] as const,
+    registers: [registry],
+  });
+  const limits = new Counter({
+    name: "routelane_limit_refusals_total",
+    help: "Requests refused by a limit, by kind.",
+    labelNames: ["kind"] as const,
+    registers: [registry],
+  });
+  let readInFlight = (): { requests: number; streams: number } => ({ requests: 0, streams: 0 });
+  new Gauge({
+    name: "routelane_in_flight_requests",
+    help: "Requests being served (streams included).",
+    registers: [registry],
+    collect() {
+      this.set(readInFlight().requests);
+    },
+  });
+  new Gauge({
+    name: "routelane_in_flight_streams",
+    help: "Streamed answers being sent.",
+    registers: [registry],
+    collect() {
+      this.set(readInFlight().streams);
+    },
+  });
+  let readBacklog = (): number => 0;
+  new Gauge({
+    name: "routelane_usage_writer_backlog",
+    help: "Usage rows waiting to be written.",
+    registers: [registry],
+    collect() {
+      this.set(readBacklog());
+    },
+  });
+  for (const cacheName of ["response", "decision"] as const) for (const result of ["hit", "miss"]) cache.inc({ cache: cacheName, result }, 0);
+
+  const observe = (record: RequestRecord): void => {
+    const t = tier(record.tier);
+    const e = endpoint(record.endpoint);
+    const s = record.stream ? "true" : "false";
+    requests.inc({ endpoint: e, tier: t, model: model(record.model), source: source(record.source), status: status(record.status), stream: s });
+    latency.observe({ endpoint: e, tier: t, stream: s }, record.latencyMs / 1000);
+    if (record.ttfbMs !== undefined) ttfb.observe({ endpoint: e, tier: t, stream: s }, record.ttfbMs / 1000);
+    if (record.streamError !== undefined) streamErrors.inc({ endpoint: e, tier: t });
+    if (record.usage) {
+      const m = model(record.model);
+      tokens.inc({ tier: t, model: m, kind: "input" }, record.usage.inputTokens);
+      tokens.inc({ tier: t, model: m, kind: "output" }, record.usage.outputTokens);
+    }
+  };
+
+  return {
+    registry,
+    observe,
+    upstreamAttempt: (name, outcome) => attempts.inc({ model: model(name), outcome }),
+    failover: (name) => failovers.inc({ model: model(name) }),
+    breakerState: (name, state) => breaker.set({ model: model(name) }, BREAKER_VALUE[state]),
+    cacheLookup: (name, hit) => cache.inc({ cache: name, result: hit ? "hit" : "miss" }),
+    limitRefused: (kind) => limits.inc({ kind: LIMIT_KINDS.has(kind) ? kind : OTHER }),
+    setInFlight: (read) => void (readInFlight = read),
+    setUsageBacklog: (read) => void (readBacklog = read),
+    render: () => registry.metrics(),
+  };
+}

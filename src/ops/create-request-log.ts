@@ -1,0 +1,108 @@
+import pino, { type Logger } from "pino";
+import type { RequestObserver, RequestRecord } from "../pipeline/request-record.ts";
+import { redactSecrets } from "./redact-secrets.ts";
+
+export interface RequestLogOptions {
+  readonly level: string;
+  /** `stdout`, `stderr` or a file path (appended to). */
+  readonly destination: string;
+  /** Log request bodies (redacted) through `logBody`; off unless asked for. */
+  readonly logBodies: boolean;
+}
+
+export interface RequestLog {
+  /** One JSON line per finished request. */
+  readonly observe: RequestObserver;
+  /** With body logging on: the request body, keys and job tokens redacted. A no-op otherwise. */
+  logBody(requestId: string, body: unknown): void;
+  /** Operational messages (reload, shutdown) in the same stream. */
+  readonly logger: Logger;
+  /** Writes out what is buffered; called last on shutdown. */
+  flush(): Promise<void>;
+}
+
+function destinationFd(destination: string): number | string {
+  if (destination === "stdout") return 1;
+  if (destination === "stderr") return 2;
+  return destination;
+}
+
+const tenth = (ms: number): number => Math.round(ms * 10) / 10;
+
+/** The fields of a log line. The record holds no key, prompt or body, so neither can the line. */
+function lineOf(record: RequestRecord): Record<string, unknown> {
+  const usage = record.usage;
+  return {
+    requestId: record.requestId,
+    accountId: record.accountId,
+    endpoint: record.endpoint,
+    stream: record.stream,
+    tier: record.tier,
+    model: record.model,
+    effort: record.effort,
+    source: record.source,
+    status: record.status,
+    errorType: record.errorType,
+    streamError: record.streamError,
+    clientAborted: record.clientAborted || undefined,
+    latencyMs: tenth(record.latencyMs),
+    ttfbMs: record.ttfbMs === undefined ? undefined : tenth(record.ttfbMs),
+    tokens: usage
+      ? { input: usage.inputTokens, output: usage.outputTokens, cacheRead: usage.cacheReadTokens, cacheWrite: usage.cacheWriteTokens, reasoning: usage.reasoningTokens }
+      : undefined,
+    costUsd: record.costUsd,
+    cacheHit: record.cacheHit,
+    attempts: record.attempts,
+    failovers: Math.max(0, record.attempts - 1),
+    warnings: record.warnings.length > 0 ? record.warnings : undefined,
+  };
+}
+
+/**
+ * The request log on pino with an asynchronous sonic-boom destination: a request only formats its
+ * line into a buffer; writes happen later in batches of at least 4 KiB, off the request's path.
+ */
+export function createRequestLog(options: RequestLogOptions): RequestLog {
+  const dest = destinationFd(options.destination);
+  const destination = pino.destination({ dest, sync: false, minLength: 4096, mkdir: true });
+  let failed = false;
+  // A file opens asynchronously; a flush before that would find nothing to write yet.
+  const opened =
+    typeof dest === "number"
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          destination.once("ready", () => resolve());
+          destination.once("error", () => resolve());
+        });
+  // An unwritable destination must not take the process down: reported once, lines dropped.
+  destination.on("error", (error: Error) => {
+    if (!failed) console.error(`routelane: request log ${options.destination}: ${error.message}`);
+    failed = true;
+  });
+  const logger = pino(
+    {
+      level: options.level,
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination,
+  );
+  return {
+    logger,
+    observe(record) {
+      if (record.status >= 500) logger.warn(lineOf(record), "request");
+      else logger.info(lineOf(record), "request");
+    },
+    logBody(requestId, body) {
+      if (!options.logBodies || !logger.isLevelEnabled("debug")) return;
+      logger.debug({ requestId, body: redactSecrets(body) }, "request body");
+    },
+    async flush() {
+      await opened;
+      if (failed) return;
+      // With a minimum length set, flush's callback runs once every buffered line is written.
+      await new Promise<void>((resolve) => destination.flush(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildExecutable } from "../../src/ops/build-executable.ts";
+import { openTestDatabase } from "../helpers/test-database.ts";
+
+const work = mkdtempSync(join(tmpdir(), "routelane-exe-"));
+const binary = join(work, "routelane");
+beforeAll(() => buildExecutable(binary), 120_000);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** Starts the binary and reads stdout until it listens and has printed the demo key. */
+async function startBinary(env: Record<string, string | undefined>) {
+  const childEnv: Record<string, string> = {};
+  for (const [name, value] of Object.entries({ ...process.env, ...env })) if (value !== undefined) childEnv[name] = value;
+  // Run from an empty directory: the executable needs nothing from the checkout.
+  const child = Bun.spawn([binary], { cwd: mkdtempSync(join(work, "cwd-")), env: childEnv, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const reader = child.stdout.getReader();
+  let text = "";
+  while (!(/listening on (http:\/\/\S+)/.test(text) && /^\s+rl_[A-Za-z0-9]+$/m.test(text))) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the executable did not start: ${text}${await new Response(child.stderr).text()}`);
+    text += new TextDecoder().decode(value);
+  }
+  // Keep draining stdout so the child never blocks on a full pipe.
+  void (async () => {
+    while (!(await reader.read()).done);
+  })();
+  return { child, url: /listening on (http:\/\/\S+)/.exec(text)![1]!, key: /^\s+(rl_[A-Za-z0-9]+)$/m.exec(text)![1]! };
+}
+
+const REQUESTS: ReadonlyArray<readonly [string, Record<string, unknown>, string]> = [
+  ["/v1/messages", { model: "fast", max_tokens: 64, messages: [{ role: "user", content: "hello" }] }, '"type":"message"'],
+  ["/v1/chat/completions", { model: "normal", stream: true, messages: [{ role: "user", content: "hello" }] }, "data: [DONE]"],
+  ["/v1/responses", { model: "smart", input: "hello" }, '"object":"response"'],
+];
+
+async function smoke(databaseUrl: string | undefined): Promise<void> {
+  const dataDir = mkdtempSync(join(work, "data-"));
+  const { child, url, key } = await startBinary({ PORT: "0", ROUTELANE_DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ROUTELANE_CONFIG: undefined, ROUTELANE_LOG_LEVEL: "warn" });
+  try {
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: "ready" });
+    for (const [path, body, marker] of REQUESTS) {
+      const res = await fetch(`${url}${path}`, {
+        method: "POST",
+        headers: { "x-api-key": key, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain(marker);
+    }
+    child.kill("SIGTERM");
+    expect(await child.exited).toBe(0);
+  } finally {
+    child.kill("SIGKILL");
+  }
+}
+
+describe("bun run build: the single executable", () => {
+  test("starts on PGlite from an empty directory, is ready, answers each format, exits 0 on SIGTERM", () => smoke(undefined), 60_000);
+
+  test.skipIf(!process.env.DATABASE_URL)("the same on Postgres", async () => {
+    const db = await openTestDatabase();
+    try {
+      await smoke(db.databaseUrl);
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+});
