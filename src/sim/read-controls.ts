@@ -1,12 +1,13 @@
 import { parseDirectives } from "./parse-directives.ts";
 import { parseFaultHeader } from "./parse-fault-header.ts";
 import { resolveFault } from "./resolve-fault.ts";
+import { stripAgentContext } from "./strip-agent-context.ts";
 import type { SimDirective, SimRequest } from "./types.ts";
 
 export interface SimControls {
   /** Directive ∪ header ∪ per-model fault, most specific winning. */
   fault: SimDirective;
-  /** The user text with directives removed: what the answer may quote. */
+  /** The user text with directives and agent context removed: what the answer may quote. */
   text: string;
 }
 
@@ -14,5 +15,5 @@ export interface SimControls {
 export function readControls(req: SimRequest, model: string, userText: string): SimControls {
   const { directive, text } = parseDirectives(userText, model);
   const header = parseFaultHeader(req.headers.get("x-sim-fault"), model);
-  return { fault: resolveFault(directive, header, req.faults[model]), text };
+  return { fault: resolveFault(directive, header, req.faults[model]), text: stripAgentContext(text) };
 }

@@ -45,10 +45,17 @@ function readToolChoice(raw: unknown): SimToolChoice {
   return { kind: "auto" };
 }
 
-/** The first of the trailing `role: "tool"` messages, when the conversation ends with tool results. */
+const isInstruction = (message: Record<string, unknown>): boolean => message.role === "system" || message.role === "developer";
+
+/**
+ * The first of the trailing `role: "tool"` messages, when the conversation ends with tool results
+ * (instructions placed after them, as a translated mid-conversation system message, do not count).
+ */
 function trailingToolResult(messages: readonly Record<string, unknown>[]): string | null {
+  let i = messages.length - 1;
+  while (i >= 0 && messages[i] !== undefined && isInstruction(messages[i] as Record<string, unknown>)) i--;
   let first: Record<string, unknown> | undefined;
-  for (let i = messages.length - 1; i >= 0 && messages[i]?.role === "tool"; i--) first = messages[i];
+  for (; i >= 0 && messages[i]?.role === "tool"; i--) first = messages[i];
   return first ? partsText(first.content) : null;
 }
 
@@ -70,9 +77,10 @@ export function readChatRequest(body: unknown, seed: bigint): ReadResult<ChatInp
     messages.push(message);
   }
   const last = messages[messages.length - 1];
+  const newest = messages.findLast((message) => !isInstruction(message));
   const tools = readTools(body.tools);
   const prefixChars = countToolChars(tools) + messages.slice(0, -1).reduce((sum, message) => sum + countChars(message), 0);
-  const conversation = messages.filter((m) => m.role !== "system" && m.role !== "developer").length;
+  const conversation = messages.filter((m) => !isInstruction(m)).length;
   const maxTokens = typeof body.max_completion_tokens === "number" ? body.max_completion_tokens : body.max_tokens;
   const effort = typeof body.reasoning_effort === "string" && body.reasoning_effort !== "none" ? body.reasoning_effort : null;
   return {
@@ -80,7 +88,7 @@ export function readChatRequest(body: unknown, seed: bigint): ReadResult<ChatInp
     value: {
       model: body.model,
       seed,
-      userText: last?.role === "user" ? partsText(last.content) : "",
+      userText: newest?.role === "user" ? partsText(newest.content) : "",
       toolResult: trailingToolResult(messages),
       tools,
       toolChoice: readToolChoice(body.tool_choice),

@@ -90,6 +90,9 @@ export function readMessagesRequest(body: unknown, seed: bigint, needsMaxTokens:
   if (!read.ok) return read;
   const messages = read.value;
   const last = messages[messages.length - 1];
+  // Claude Code appends a mid-conversation `system` message after the user turn; the newest
+  // conversation message is what the answer reacts to.
+  const newest = messages.findLast((message) => message.role !== "system");
   const tools = readTools(body.tools);
   const { choice, parallel } = readToolChoice(body.tool_choice);
   const prefixChars =
@@ -102,8 +105,8 @@ export function readMessagesRequest(body: unknown, seed: bigint, needsMaxTokens:
     value: {
       model: body.model,
       seed,
-      userText: last?.role === "user" ? blockText(last.content) : "",
-      toolResult: lastToolResult(last),
+      userText: newest?.role === "user" ? blockText(newest.content) : "",
+      toolResult: lastToolResult(newest),
       tools,
       toolChoice: choice,
       parallelTools: parallel,

@@ -56,10 +56,14 @@ function readToolChoice(raw: unknown): SimToolChoice {
 }
 
 const isMessage = (item: Record<string, unknown>): boolean => item.type === "message" || (item.type === undefined && typeof item.role === "string");
+const isInstruction = (item: Record<string, unknown>): boolean => isMessage(item) && (item.role === "system" || item.role === "developer");
 
+/** The first of the trailing function_call_output items; instruction messages after them do not count. */
 function trailingToolResult(items: readonly Record<string, unknown>[]): string | null {
+  let i = items.length - 1;
+  while (i >= 0 && items[i] !== undefined && isInstruction(items[i] as Record<string, unknown>)) i--;
   let first: Record<string, unknown> | undefined;
-  for (let i = items.length - 1; i >= 0 && items[i]?.type === "function_call_output"; i--) first = items[i];
+  for (; i >= 0 && items[i]?.type === "function_call_output"; i--) first = items[i];
   return first ? itemText(first.output) : null;
 }
 
@@ -89,9 +93,10 @@ export function readResponsesRequest(body: unknown, seed: bigint, forCount: bool
   }
   const items = read.value;
   const last = items[items.length - 1];
+  const newest = items.findLast((item) => !isInstruction(item));
   const tools = readTools(body.tools);
   const prefixChars = countChars(body.instructions) + countToolChars(tools) + items.slice(0, -1).reduce((sum, item) => sum + countChars(item), 0);
-  const conversation = items.filter((item) => !(isMessage(item) && (item.role === "system" || item.role === "developer"))).length;
+  const conversation = items.filter((item) => !isInstruction(item)).length;
   const reasoning = body.reasoning;
   const effort = isRecord(reasoning) && reasoning.effort !== "none" ? (typeof reasoning.effort === "string" ? reasoning.effort : "medium") : null;
   return {
@@ -99,7 +104,7 @@ export function readResponsesRequest(body: unknown, seed: bigint, forCount: bool
     value: {
       model: typeof body.model === "string" ? body.model : "",
       seed,
-      userText: last !== undefined && isMessage(last) && last.role === "user" ? itemText(last.content) : "",
+      userText: newest !== undefined && isMessage(newest) && newest.role === "user" ? itemText(newest.content) : "",
       toolResult: trailingToolResult(items),
       tools,
       toolChoice: readToolChoice(body.tool_choice),
