@@ -19,4 +19,16 @@ export interface GatewayDeps {
   readonly responseCache?: ResponseCache;
   /** Classification, decision cache, conversations, breaker; absent = the tier's first model at its default effort. */
   readonly routing?: Routing;
+  /** Counters only the pipeline sees; absent = not counted. */
+  readonly metrics?: PipelineMetrics;
+  /** Debug body logging (a no-op unless the operator asked for it; keys redacted). */
+  readonly logBody?: (requestId: string, body: unknown) => void;
+}
+
+/** What the pipeline reports to metrics beyond its request records (labels are config names). */
+export interface PipelineMetrics {
+  upstreamAttempt(model: string, outcome: "ok" | "error"): void;
+  failover(model: string): void;
+  cacheLookup(cache: "response" | "decision", hit: boolean): void;
+  limitRefused(kind: string): void;
 }

@@ -86,6 +86,7 @@ async function routeRequest(
   }
   const request = decode().value;
   const decision = await decideRoute(routing, { principal, tier, request, format, sessionId: readSessionId(headers, request) });
+  if (decision.source !== "continuation") deps.metrics?.cacheLookup("decision", decision.cached);
   return {
     modelName: decision.modelName,
     effort: decision.effort,
@@ -99,11 +100,17 @@ async function routeRequest(
 
 const NO_LEASE: Lease = { headers: {}, release: () => {} };
 
+/** The limit a refusal names (its message says which: see limits/build-limit-refusal.ts). */
+const limitKind = (message: string): string => (message.startsWith("rate") ? "rpm" : message.startsWith("concurrency") ? "concurrency" : "monthly_tokens");
+
 async function acquireLease(deps: GatewayDeps, principal: Parameters<NonNullable<GatewayDeps["limiter"]>["acquire"]>[0]): Promise<Lease> {
   if (!deps.limiter) return NO_LEASE;
   const pending = deps.limiter.acquire(principal);
   const decision = pending instanceof Promise ? await pending : pending;
-  if (!decision.ok) throw decision.error;
+  if (!decision.ok) {
+    deps.metrics?.limitRefused(limitKind(decision.error.message));
+    throw decision.error;
+  }
   return decision.lease;
 }
 
@@ -130,6 +137,7 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     headers = { ...limitHeaders };
     const body = checkBody[format](await readJsonBody(request, deps.config.bodyLimitBytes)) as JsonObject;
     stream = body.stream === true;
+    deps.logBody?.(requestId, body);
     const tier = resolveTier(typeof body.model === "string" ? body.model : undefined, principal);
     fields.tier = tier;
 
@@ -139,6 +147,7 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     if (cache && cacheKey && cacheControl?.lookup) {
       const pending = cache.get(cacheKey);
       const hit = pending instanceof Promise ? await pending : pending;
+      deps.metrics?.cacheLookup("response", hit !== null);
       if (hit) {
         fields.cacheHit = true;
         fields.model = hit.headers["x-router-model"];
@@ -188,6 +197,8 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
       onAttempt: (report) => {
         fields.attempts = (fields.attempts ?? 0) + 1;
         fields.model = report.candidate.name;
+        deps.metrics?.upstreamAttempt(report.candidate.name, report.error ? "error" : "ok");
+        if (report.error?.retryable) deps.metrics?.failover(report.candidate.name);
       },
     });
     fields.attempts = attempts;

@@ -1,6 +1,6 @@
 import type { Config } from "../config/schema.ts";
 import type { Database } from "../db/client.ts";
-import { createCircuitBreaker, type CircuitBreaker } from "../upstream/circuit-breaker.ts";
+import { createCircuitBreaker, type BreakerOptions, type CircuitBreaker } from "../upstream/circuit-breaker.ts";
 import type { AskClass } from "./classify-with-llm.ts";
 import { compileRoutingRules, type CompiledRule } from "./compile-routing-rules.ts";
 import { createDecisionCache, type DecisionCache } from "./create-decision-cache.ts";
@@ -36,6 +36,8 @@ export interface CreateRoutingOptions {
   readonly now?: () => number;
   /** Start the periodic deletion of expired decisions (default true when a database is given). */
   readonly cleanup?: boolean;
+  /** Told of every circuit-breaker state change (metrics). */
+  readonly onBreakerChange?: BreakerOptions["onChange"];
 }
 
 export function createRouting(options: CreateRoutingOptions): Routing {
@@ -60,7 +62,12 @@ export function createRouting(options: CreateRoutingOptions): Routing {
     escalation: compileEscalation(routing.escalation),
     decisionCache,
     pins,
-    breaker: createCircuitBreaker({ failureThreshold: routing.breaker.failureThreshold, coolDownMs: routing.breaker.coolDownMs, now }),
+    breaker: createCircuitBreaker({
+      failureThreshold: routing.breaker.failureThreshold,
+      coolDownMs: routing.breaker.coolDownMs,
+      now,
+      ...(options.onBreakerChange ? { onChange: options.onBreakerChange } : {}),
+    }),
     askClass: options.askClass,
     configFingerprint: hashKey([JSON.stringify([routing.rules, routing.classes, routing.maxEffort, pools])]).slice(0, 12),
     async close() {

@@ -3,6 +3,7 @@ import { WIRE_FORMATS, type WireFormat } from "../../src/canonical/wire-format.t
 import type { FileConfig, ModelConfig } from "../../src/config/schema.ts";
 import { DEFAULT_CONFIG } from "../../src/config/default-config.ts";
 import { rejectionOf } from "../helpers/rejection-of.ts";
+import { UNCACHED_CONFIG } from "../helpers/same-format-config.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 import { ask, makeClients, type Clients, type ToolSpec } from "./drive-clients.ts";
 import { NORMALIZE, type Normalized } from "./normalize.ts";
@@ -24,7 +25,7 @@ const model = (upstreamId: string, api: WireFormat): ModelConfig => ({
 const tierOf = (name: string, defaultEffort: "medium") => ({ ...DEFAULT_CONFIG.tiers.normal, displayName: name, models: [name], defaultEffort });
 
 const CONFIG: FileConfig = {
-  ...DEFAULT_CONFIG,
+  ...UNCACHED_CONFIG,
   models: { "up-messages": model("up-messages", "messages"), "up-chat": model("up-chat", "chat"), "up-responses": model("up-responses", "responses") },
   tiers: {
     fast: tierOf("up-chat", "medium"),

@@ -29,8 +29,8 @@ describe("database", () => {
     await t.database.ping();
   });
 
-  test("migrations create accounts and api_keys, and applying them again changes nothing", async () => {
-    expect(await tableNames(t.database)).toEqual(["accounts", "api_keys"]);
+  test("migrations create every table, and applying them again changes nothing", async () => {
+    expect(await tableNames(t.database)).toEqual(["accounts", "api_keys", "routing_decisions", "usage_records"]);
     await Promise.all([migrateDatabase(t.database), migrateDatabase(t.database)]);
     const applied = await t.database.rows<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
     expect(applied[0]?.n).toBe(1);

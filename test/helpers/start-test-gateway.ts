@@ -1,9 +1,11 @@
+import { RedisClient } from "bun";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAccountStore, type AccountStore } from "../../src/accounts/account-store.ts";
 import type { Plan } from "../../src/accounts/plans.ts";
 import type { Tier } from "../../src/canonical/tier.ts";
+import { DEFAULT_CONFIG } from "../../src/config/default-config.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
 import type { FileConfig } from "../../src/config/schema.ts";
 import { startGateway, type RunningGateway } from "../../src/start-gateway.ts";
@@ -26,6 +28,11 @@ export interface TestGatewayOptions {
   readonly fileConfig?: FileConfig;
   readonly env?: Record<string, string>;
   readonly recordSim?: boolean;
+  /**
+   * Use the Redis at REDIS_URL (limits, pins, response-cache L2) under a key prefix of this
+   * gateway's own, deleted on stop. Without REDIS_URL the test should skip itself.
+   */
+  readonly redis?: boolean;
 }
 
 /**
@@ -34,10 +41,14 @@ export interface TestGatewayOptions {
  */
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), "routelane-test-"));
-  const env: Record<string, string> = { PORT: "0", ROUTELANE_DATA_DIR: dir, ROUTELANE_ADMIN_TOKEN: ADMIN_TOKEN, ...options.env };
-  if (options.fileConfig) {
+  // Request log lines at info would bury the test output; warnings still show.
+  const env: Record<string, string> = { PORT: "0", ROUTELANE_DATA_DIR: dir, ROUTELANE_ADMIN_TOKEN: ADMIN_TOKEN, ROUTELANE_LOG_LEVEL: "warn", ...options.env };
+  const redisPrefix = options.redis && process.env.REDIS_URL ? `routelane-test:${crypto.randomUUID().slice(0, 8)}:` : undefined;
+  if (redisPrefix) env.REDIS_URL = process.env.REDIS_URL!;
+  if (options.fileConfig || redisPrefix) {
+    const fileConfig = options.fileConfig ?? DEFAULT_CONFIG;
     const path = join(dir, "config.json");
-    writeFileSync(path, JSON.stringify(options.fileConfig));
+    writeFileSync(path, JSON.stringify(redisPrefix ? { ...fileConfig, redis: { ...fileConfig.redis, keyPrefix: redisPrefix } } : fileConfig));
     env.ROUTELANE_CONFIG = path;
   }
   const testDatabase = await openTestDatabase();
@@ -59,10 +70,26 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     },
     async stop() {
       await gateway.stop();
+      if (redisPrefix) await deleteRedisKeys(process.env.REDIS_URL!, redisPrefix);
       await testDatabase.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Deletes every key under `prefix` (a test's own), so the shared Redis outlives runs clean. */
+export async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
+  const client = new RedisClient(url);
+  try {
+    let cursor = "0";
+    do {
+      const [next, keys] = (await client.send("SCAN", [cursor, "MATCH", `${prefix}*`, "COUNT", "500"])) as [string, string[]];
+      cursor = next;
+      if (keys.length > 0) await client.send("DEL", keys);
+    } while (cursor !== "0");
+  } finally {
+    client.close();
+  }
 }
 
 /** The last request the simulated upstream received. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
+import { UNCACHED_CONFIG } from "../helpers/same-format-config.ts";
 import { lastUpstreamRequest, startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 
 /** The built-in default config crosses formats: `fast` speaks Chat, `normal` Messages then Responses. */
@@ -9,7 +10,7 @@ let anthropic: Anthropic;
 let openai: OpenAI;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startTestGateway({ fileConfig: UNCACHED_CONFIG });
   const { key } = await gw.account("Enterprise");
   anthropic = new Anthropic({ baseURL: gw.url, apiKey: key, maxRetries: 0 });
   openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
@@ -29,12 +30,17 @@ test("a Messages client on a Chat model: the effort is set in the upstream's own
   expect(response.headers.get("x-router-effort")).toBe("off");
 });
 
-test("a Chat client on a Messages model: thinking is set from the tier's effort", async () => {
-  await openai.chat.completions.create({ model: "normal", reasoning_effort: "low", messages: [{ role: "user", content: "hello there" }] });
+test("a Chat client on a Messages model: thinking is set from the routed effort, not the client's", async () => {
+  const { response } = await openai.chat.completions
+    .create({ model: "normal", reasoning_effort: "high", messages: [{ role: "user", content: "hello there" }] })
+    .withResponse();
   const upstream = lastUpstreamRequest(gw);
   expect(upstream.path).toBe("/v1/messages");
   expect(upstream.body.thinking).toMatchObject({ type: "adaptive" });
-  expect(upstream.body.output_config).toEqual({ effort: "medium" });
+  // A short question: the rules give the normal tier's `question` class its effort.
+  expect(response.headers.get("x-router-source")).toBe("rule");
+  expect(response.headers.get("x-router-effort")).toBe("low");
+  expect(upstream.body.output_config).toEqual({ effort: "low" });
   expect(upstream.body.reasoning_effort).toBeUndefined();
 });
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { WIRE_FORMATS, type WireFormat } from "../../src/canonical/wire-format.ts";
 import { DEFAULT_CONFIG } from "../../src/config/default-config.ts";
 import type { FileConfig } from "../../src/config/schema.ts";
+import { UNCACHED_CONFIG } from "../helpers/same-format-config.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 
 /**
@@ -11,7 +12,7 @@ import { startTestGateway, type TestGateway } from "../helpers/start-test-gatewa
  * switch also crosses formats.
  */
 const CONFIG: FileConfig = {
-  ...DEFAULT_CONFIG,
+  ...UNCACHED_CONFIG,
   models: {
     ...DEFAULT_CONFIG.models,
     "first-choice": { ...DEFAULT_CONFIG.models["sim-normal"]!, upstreamId: "first-choice", apis: ["messages"] },

@@ -1,8 +1,8 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import { DEFAULT_CONFIG } from "../../src/config/default-config.ts";
 import { rejectionOf } from "../helpers/rejection-of.ts";
+import { UNCACHED_CONFIG } from "../helpers/same-format-config.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 
 let gw: TestGateway;
@@ -11,7 +11,7 @@ let anthropic: Anthropic;
 let openai: OpenAI;
 
 beforeAll(async () => {
-  gw = await startTestGateway({ fileConfig: { ...DEFAULT_CONFIG, server: { upstreamTimeoutMs: 1000 } } });
+  gw = await startTestGateway({ fileConfig: { ...UNCACHED_CONFIG, server: { upstreamTimeoutMs: 1000 } } });
   ({ key } = await gw.account("Enterprise"));
   anthropic = new Anthropic({ baseURL: gw.url, apiKey: key, maxRetries: 0 });
   openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });

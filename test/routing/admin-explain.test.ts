@@ -18,7 +18,7 @@ beforeAll(async () => {
   t = await openTestDatabase();
   accounts = createAccountStore(t.database);
   routing = createRouting({ config: loadConfig({}), database: t.database, pins: createMemoryPinStore(100) });
-  const server = new Elysia().use(adminRoutes({ database: t.database, adminToken: TOKEN, accounts, routing })).listen(0);
+  const server = new Elysia().use(adminRoutes({ database: t.database, adminToken: TOKEN, accounts, routing: () => routing })).listen(0);
   app = { stop: async () => void (await server.stop()) };
   base = `http://127.0.0.1:${server.server!.port}`;
 }, DATABASE_HOOK_TIMEOUT_MS);

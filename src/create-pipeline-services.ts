@@ -1,0 +1,91 @@
+import { RedisClient } from "bun";
+import { createResponseCache, type ResponseCache } from "./cache/create-response-cache.ts";
+import { createShardedLru } from "./cache/create-sharded-lru.ts";
+import type { Config } from "./config/schema.ts";
+import type { Database } from "./db/client.ts";
+import { createLimiter, type GatewayLimiter } from "./limits/create-limiter.ts";
+import type { AskClass } from "./routing/classify-with-llm.ts";
+import { createMemoryPinStore } from "./routing/create-memory-pin-store.ts";
+import { createRedisPinStore } from "./routing/create-redis-pin-store.ts";
+import { createRouting, type Routing } from "./routing/create-routing.ts";
+import type { PinStore } from "./routing/pin-store.ts";
+import type { BreakerState } from "./upstream/circuit-breaker.ts";
+import type { RequestObserver } from "./pipeline/request-record.ts";
+import { createUsageObserver } from "./usage/create-usage-observer.ts";
+import { createUsageStore } from "./usage/create-usage-store.ts";
+import { createUsageWriter, type UsageWriter } from "./usage/create-usage-writer.ts";
+import { loadMonthlyTokens } from "./usage/load-monthly-tokens.ts";
+
+/** The stateful parts the request pipeline leans on: limits, caches, routing and usage. */
+export interface PipelineServices {
+  readonly limiter: GatewayLimiter;
+  readonly responseCache: ResponseCache | undefined;
+  readonly usageWriter: UsageWriter;
+  /** Turns finished requests into usage rows and monthly token counts. */
+  readonly usageObserver: RequestObserver;
+  readonly pins: PinStore;
+  /** The routing of a config: rebuilt when a reload brings a new config; pins are shared. */
+  routingFor(config: Config): Routing;
+  close(): Promise<void>;
+}
+
+export interface PipelineServicesOptions {
+  readonly config: Config;
+  readonly database: Database;
+  readonly askClass?: AskClass;
+  /** Circuit-breaker state changes (metrics). */
+  readonly onBreakerChange?: (model: string, to: BreakerState) => void;
+}
+
+/**
+ * Builds the pipeline's services from the config. With REDIS_URL, limits, pins and the response
+ * cache's second level live in Redis under `redis.keyPrefix` (shared by every instance); without
+ * it, everything is in process.
+ */
+export function createPipelineServices(options: PipelineServicesOptions): PipelineServices {
+  const { config, database } = options;
+  const prefix = config.redis.keyPrefix;
+  const redis = config.redisUrl ? new RedisClient(config.redisUrl, { enableOfflineQueue: false, connectionTimeout: 1_000 }) : undefined;
+  const limiter = createLimiter({ config, loadMonthlyTokens: loadMonthlyTokens(database) });
+  const cacheSettings = config.responseCache;
+  const responseCache = cacheSettings.enabled
+    ? createResponseCache({
+        ttlMs: cacheSettings.ttlMs,
+        lru: createShardedLru<string>({ maxBytes: cacheSettings.maxBytes, ttlMs: cacheSettings.ttlMs, shards: cacheSettings.shards }),
+        redis: redis ? { client: redis, keyPrefix: prefix } : undefined,
+      })
+    : undefined;
+  const usageWriter = createUsageWriter({ store: createUsageStore(database), ...config.usage });
+  const pins = config.redisUrl
+    ? createRedisPinStore({ url: config.redisUrl, prefix: `${prefix}pin:` })
+    : createMemoryPinStore(config.routing.conversations.maxPins, Date.now);
+  let routing: Routing | undefined;
+  const routingFor = (next: Config): Routing => {
+    if (routing?.config !== next) {
+      // A reloaded config gets its own rules and pools; conversations keep their pins.
+      const onChange = options.onBreakerChange;
+      routing = createRouting({
+        config: next,
+        database,
+        pins,
+        ...(options.askClass ? { askClass: options.askClass } : {}),
+        ...(onChange ? { onBreakerChange: (model: string, _from: BreakerState, to: BreakerState) => onChange(model, to) } : {}),
+      });
+    }
+    return routing;
+  };
+  return {
+    limiter,
+    responseCache,
+    usageWriter,
+    usageObserver: createUsageObserver({ writer: usageWriter, models: config.models, limiter }),
+    pins,
+    routingFor,
+    async close() {
+      await usageWriter.close(10_000);
+      await routing?.close();
+      await limiter.close();
+      redis?.close();
+    },
+  };
+}
