@@ -1,9 +1,6 @@
 /**
  * End to end: two gateway processes sharing one Postgres and one Redis enforce one account's limits
- * together. PENDING PIPELINE WIRING: these are `test.todo` until handle-chat-request.ts calls the
- * limiter (createLimiter from src/limits/create-limiter.ts); then drop `.todo` and the
- * ROUTELANE_RUN_PENDING gate. Run them meanwhile with
- * `ROUTELANE_RUN_PENDING=1 bun test --todo test/limits/two-gateways.test.ts` (needs DATABASE_URL and Redis).
+ * together (needs DATABASE_URL and Redis, as in CI).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
@@ -18,15 +15,13 @@ import { DATABASE_HOOK_TIMEOUT_MS, openTestDatabase, type TestDatabase } from ".
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const PREFIX = `rltest:${process.pid}:${crypto.randomUUID().slice(0, 8)}:`;
 const shared = process.env.DATABASE_URL !== undefined;
-// Spawning two gateways is only worth it when the pending tests actually run.
-const runTodo = process.env.ROUTELANE_RUN_PENDING === "1";
 
 let t: TestDatabase;
 let store: AccountStore;
 let dir: string;
 const gateways: SpawnedGateway[] = [];
 
-describe.skipIf(!shared || !runTodo)("two gateways, one Postgres, one Redis", () => {
+describe.skipIf(!shared)("two gateways, one Postgres, one Redis", () => {
   beforeAll(async () => {
     t = await openTestDatabase();
     store = createAccountStore(t.database);
@@ -54,6 +49,19 @@ describe.skipIf(!shared || !runTodo)("two gateways, one Postgres, one Redis", ()
     rmSync(dir, { recursive: true, force: true });
   }, DATABASE_HOOK_TIMEOUT_MS);
 
+  /** Requests the pair is serving, read from their metrics (each scrape counts itself once). */
+  const inFlight = async (): Promise<number> => {
+    let total = 0;
+    for (const g of gateways) {
+      const text = await (await fetch(`${g.url}/metrics`)).text();
+      total += Number(/^routelane_in_flight_requests (\d+)$/m.exec(text)?.[1] ?? 0) - 1;
+    }
+    return total;
+  };
+  const untilInFlight = async (n: number): Promise<void> => {
+    for (let i = 0; i < 200 && (await inFlight()) < n; i++) await Bun.sleep(25);
+  };
+
   const call = (i: number, key: string, text: string, init: { stream?: boolean; signal?: AbortSignal } = {}) =>
     fetch(`${gateways[i % 2]!.url}/v1/messages`, {
       method: "POST",
@@ -62,7 +70,7 @@ describe.skipIf(!shared || !runTodo)("two gateways, one Postgres, one Redis", ()
       signal: init.signal,
     });
 
-  test.todo("the 61st request of a Starter account in a minute is refused, whichever gateway gets it", async () => {
+  test("the 61st request of a Starter account in a minute is refused, whichever gateway gets it", async () => {
     const { key } = (await store.createAccount({ plan: "Starter" })).key;
     for (let i = 0; i < 60; i++) {
       const res = await call(i, key, `request ${i} [sim words=3]`);
@@ -77,12 +85,12 @@ describe.skipIf(!shared || !runTodo)("two gateways, one Postgres, one Redis", ()
     expect(refused.headers.get("x-ratelimit-limit-requests")).toBe("60");
   });
 
-  test.todo("the 5th concurrent stream of a Starter account is refused across the pair; an aborted stream frees its slot", async () => {
+  test("the 5th concurrent stream of a Starter account is refused across the pair; an aborted stream frees its slot", async () => {
     const { key } = (await store.createAccount({ plan: "Starter" })).key;
     const aborts = Array.from({ length: 4 }, () => new AbortController());
     // The sim holds each stream back 20 s before its first byte, so all four hold a slot meanwhile.
     const open = aborts.map((c, i) => call(i, key, `slow ${i} [sim delay=20000]`, { stream: true, signal: c.signal }).catch(() => null));
-    await Bun.sleep(500);
+    await untilInFlight(4);
     const fifth = await call(1, key, "fifth");
     expect(fifth.status).toBe(429);
     expect(((await fifth.json()) as { error: { message: string } }).error.message).toBe("concurrency limit of 4 concurrent requests for plan Starter exceeded");
