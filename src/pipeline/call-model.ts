@@ -120,7 +120,9 @@ export async function callModel(call: ModelCall, name: string, model: ModelConfi
       keepChunks: call.collect,
       onEnd: (end) => {
         const usage = end.hiddenUsageChunk !== undefined ? sniffUsage("chat", [Buffer.from(end.hiddenUsageChunk)]) : sniffUsage(call.format, end.tail, end.firstEvent);
-        const response = end.chunks ? rebuildStreamAnswer(call.format, end.chunks) : null;
+        const rebuilt = end.chunks ? rebuildStreamAnswer(call.format, end.chunks) : null;
+        // A hidden usage chunk is not among the chunks sent: its usage is the answer's.
+        const response = rebuilt && usage ? { ...rebuilt, usage } : rebuilt;
         call.onStreamEnd({
           clientAborted: end.clientAborted,
           ...(usage ? { usage } : {}),

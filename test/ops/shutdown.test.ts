@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_CONFIG } from "../../src/config/default-config.ts";
+import { sql } from "drizzle-orm";
+import { openDatabase } from "../../src/db/client.ts";
 import { createShutdown } from "../../src/ops/create-shutdown.ts";
 import { spawnGateway, type SpawnedGateway } from "../helpers/spawn-gateway.ts";
 import { slowFastTier, startSlowUpstream } from "./slow-upstream.ts";
@@ -30,7 +32,7 @@ async function waitForLine(gateway: SpawnedGateway, wanted: RegExp): Promise<str
   }
 }
 
-async function startOnSlowUpstream(baseUrl: string, extraEnv: Record<string, string> = {}): Promise<{ gateway: SpawnedGateway; key: string; configPath: string }> {
+async function startOnSlowUpstream(baseUrl: string, extraEnv: Record<string, string> = {}): Promise<{ gateway: SpawnedGateway; key: string; configPath: string; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "routelane-shutdown-"));
   dirs.push(dir);
   const configPath = join(dir, "config.json");
@@ -38,7 +40,7 @@ async function startOnSlowUpstream(baseUrl: string, extraEnv: Record<string, str
   const env = { PORT: "0", ROUTELANE_DATA_DIR: dir, ROUTELANE_CONFIG: configPath, DATABASE_URL: undefined, ROUTELANE_LOG_LEVEL: "warn", ROUTELANE_SHUTDOWN_TIMEOUT_MS: "20000", ...extraEnv };
   const gateway = await spawnGateway(env, true);
   const key = gateway.startupLines.find((l) => /^\s+rl_[A-Za-z0-9]+$/.test(l))!.trim();
-  return { gateway, key, configPath };
+  return { gateway, key, configPath, dir };
 }
 
 const openStream = (url: string, key: string): Promise<Response> =>
@@ -52,10 +54,11 @@ const openStream = (url: string, key: string): Promise<Response> =>
 describe("graceful shutdown of the process", () => {
   test("SIGTERM during a stream: new connections refused, the stream completes, exit 0", async () => {
     const upstream = startSlowUpstream();
-    const { gateway, key } = await startOnSlowUpstream(upstream.server.url.origin);
+    const { gateway, key, dir } = await startOnSlowUpstream(upstream.server.url.origin);
     try {
       const res = await openStream(gateway.url, key);
       expect(res.status).toBe(200);
+      const requestId = res.headers.get("x-router-request-id")!;
       const reader = res.body!.getReader();
       const first = new TextDecoder().decode((await reader.read()).value);
       expect(first).toContain("first ");
@@ -86,6 +89,16 @@ describe("graceful shutdown of the process", () => {
       expect(rest).toContain("third");
       expect(rest).toContain("data: [DONE]");
       expect(await gateway.process.exited).toBe(0);
+      // The stream's usage was written before the process exited.
+      const database = await openDatabase({ dataDir: dir });
+      try {
+        const rows = await database.rows<{ status: number; stream_endpoint: string }>(
+          sql`select status, endpoint as stream_endpoint from usage_records where request_id = ${requestId}`,
+        );
+        expect(rows).toEqual([{ status: 200, stream_endpoint: "chat" }]);
+      } finally {
+        await database.close();
+      }
     } finally {
       gateway.process.kill("SIGKILL");
       upstream.stop();
