@@ -41,6 +41,7 @@ function lineOf(record: RequestRecord): Record<string, unknown> {
     model: record.model,
     effort: record.effort,
     source: record.source,
+    taskClass: record.taskClass,
     status: record.status,
     errorType: record.errorType,
     streamError: record.streamError,
