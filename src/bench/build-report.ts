@@ -1,4 +1,4 @@
-import { compareTargets, type Comparison } from "./compare-targets.ts";
+import { compareTargets, TARGET_CROSS_THROUGHPUT_RATIO, type Comparison } from "./compare-targets.ts";
 import type { LoadResult } from "./load-result.ts";
 import type { BenchFormat, BenchMode, BenchTarget, Scenario } from "./scenarios.ts";
 
@@ -22,7 +22,7 @@ export interface ScenarioResult extends LoadResult {
   readonly format: BenchFormat;
   readonly mode: BenchMode;
   readonly target: BenchTarget;
-  /** CPU µs the target's own server process spent per request (direct: sim, bare: proxy, gateway: gateway). */
+  /** CPU µs the target's own server process spent per request (direct: sim, bare: proxy, gateway and cross: gateway). */
   readonly cpuUsPerRequest: number | undefined;
   /** The one-connection pass: latency without queueing. */
   readonly latency: LoadResult | undefined;
@@ -36,6 +36,9 @@ export interface ReportGroup {
   readonly comparison: Comparison | undefined;
   /** Gateway CPU per request minus the bare proxy's, µs: the gateway's own cost, independent of contention. */
   readonly addedCpuUsPerRequest: number | undefined;
+  /** The cross-format row against the same bare proxy (client's format), when both ran. */
+  readonly crossComparison: Comparison | undefined;
+  readonly crossAddedCpuUsPerRequest: number | undefined;
 }
 
 export interface BenchReport {
@@ -43,7 +46,10 @@ export interface BenchReport {
   readonly groups: readonly ReportGroup[];
 }
 
-/** Groups measured scenarios by format and mode, in run order, and compares gateway with bare. */
+const cpuBeyond = (bare: ScenarioResult | undefined, row: ScenarioResult | undefined): number | undefined =>
+  bare?.cpuUsPerRequest !== undefined && row?.cpuUsPerRequest !== undefined ? row.cpuUsPerRequest - bare.cpuUsPerRequest : undefined;
+
+/** Groups measured scenarios by format and mode, in run order, and compares gateway and cross with bare. */
 export function buildReport(
   meta: BenchMeta,
   measured: ReadonlyArray<{ scenario: Scenario; result: LoadResult; cpuUsPerRequest: number | undefined; latency?: LoadResult | undefined }>,
@@ -63,12 +69,17 @@ export function buildReport(
     groups: [...groups.values()].map((group) => {
       const bare = group.rows.find((row) => row.target === "bare");
       const gateway = group.rows.find((row) => row.target === "gateway");
-      const addedCpuUsPerRequest =
-        bare?.cpuUsPerRequest !== undefined && gateway?.cpuUsPerRequest !== undefined
-          ? gateway.cpuUsPerRequest - bare.cpuUsPerRequest
-          : undefined;
+      const cross = group.rows.find((row) => row.target === "cross");
       const comparison = bare && gateway ? compareTargets(bare, gateway, bare.latency, gateway.latency) : undefined;
-      return { ...group, comparison, addedCpuUsPerRequest };
+      const crossComparison =
+        bare && cross ? compareTargets(bare, cross, bare.latency, cross.latency, TARGET_CROSS_THROUGHPUT_RATIO) : undefined;
+      return {
+        ...group,
+        comparison,
+        addedCpuUsPerRequest: cpuBeyond(bare, gateway),
+        crossComparison,
+        crossAddedCpuUsPerRequest: cpuBeyond(bare, cross),
+      };
     }),
   };
 }

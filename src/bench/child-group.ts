@@ -25,11 +25,30 @@ const TAIL_BYTES = 8 * 1024;
 
 /**
  * Drains a child's pipe for as long as it lives: an undrained pipe fills up and blocks the child,
- * which would show up as latency in the bench. Only a short tail is kept.
+ * which would show up as latency in the bench. Only a short tail is kept, as raw chunks: the
+ * gateway logs every request, and decoding and concatenating each line here would spend the
+ * bench's own CPU — on the same two cores — only while the gateway runs.
  */
-async function drain(stream: ReadableStream<Uint8Array>, append: (text: string) => void): Promise<void> {
-  const decoder = new TextDecoder();
-  for await (const chunk of stream) append(decoder.decode(chunk, { stream: true }));
+async function drain(stream: ReadableStream<Uint8Array>, append: (chunk: Uint8Array) => void): Promise<void> {
+  for await (const chunk of stream) append(chunk);
+}
+
+/** The last `TAIL_BYTES` of what was appended (whole chunks, cut on output). */
+function createTail(): { append: (chunk: Uint8Array) => void; text: () => string } {
+  let chunks: Uint8Array[] = [];
+  let bytes = 0;
+  return {
+    append(chunk) {
+      chunks.push(chunk);
+      bytes += chunk.byteLength;
+      if (chunks.length > 64 && bytes - chunks[0]!.byteLength > TAIL_BYTES) {
+        let drop = 0;
+        while (drop < chunks.length - 1 && bytes - chunks[drop]!.byteLength > TAIL_BYTES) bytes -= chunks[drop++]!.byteLength;
+        chunks = chunks.slice(drop);
+      }
+    },
+    text: () => new TextDecoder().decode(Buffer.concat(chunks)).slice(-TAIL_BYTES),
+  };
 }
 
 /** Children that are stopped together, so neither an error nor Ctrl-C leaves one running. */
@@ -48,15 +67,12 @@ export function createChildGroup(): ChildGroup {
     },
     spawn(name, cmd, env, options = {}) {
       const proc = Bun.spawn(cmd, { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-      let tail = "";
-      const append = (text: string): void => {
-        tail = (tail + text).slice(-TAIL_BYTES);
-      };
-      const drained = Promise.all([drain(proc.stdout, append), drain(proc.stderr, append)]).then(
+      const tail = createTail();
+      const drained = Promise.all([drain(proc.stdout, tail.append), drain(proc.stderr, tail.append)]).then(
         () => {},
         () => {},
       );
-      const child: Child = { name, proc, output: () => tail, exited: proc.exited, drained };
+      const child: Child = { name, proc, output: tail.text, exited: proc.exited, drained };
       children.push(child);
       if (options.server) servers.add(child);
       return child;

@@ -19,6 +19,8 @@ export interface BenchArgs {
   readonly json: boolean;
   readonly out: string | undefined;
   readonly databaseUrl: string | undefined;
+  /** Run the gateway with Bun's --cpu-prof, writing the profile into this directory on exit. */
+  readonly cpuProfDir: string | undefined;
   readonly help: boolean;
 }
 
@@ -34,7 +36,8 @@ export const USAGE = `usage: bun run bench [options]
   --tool <t>              wrk | builtin | auto (default auto: wrk when installed)
   --json                  also print the results as JSON at the end (or to --out)
   --out <file>            write the JSON results to this file
-  --database-url <url>    run the gateway on this Postgres instead of a temp PGlite`;
+  --database-url <url>    run the gateway on this Postgres instead of a temp PGlite
+  --cpu-prof <dir>        profile the gateway (bun --cpu-prof); the .cpuprofile lands in <dir> when the bench ends`;
 
 /** A bad command line; the CLI prints the message and the usage. */
 export class BenchArgsError extends Error {
@@ -83,6 +86,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
         json: { type: "boolean", default: false },
         out: { type: "string" },
         "database-url": { type: "string" },
+        "cpu-prof": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     }));
@@ -105,6 +109,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     json: values.json || values.out !== undefined,
     out: values.out,
     databaseUrl: values["database-url"],
+    cpuProfDir: values["cpu-prof"],
     help: values.help,
   };
 }

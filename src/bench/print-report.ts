@@ -1,4 +1,4 @@
-import { TARGET_ADDED_P50_MS, TARGET_THROUGHPUT_RATIO } from "./compare-targets.ts";
+import { TARGET_ADDED_P50_MS, type Comparison } from "./compare-targets.ts";
 import type { BenchMeta, BenchReport, ReportGroup } from "./build-report.ts";
 
 const ms = (value: number | undefined): string => (value === undefined || Number.isNaN(value) ? "-" : value.toFixed(2));
@@ -10,6 +10,21 @@ export function formatMeta(meta: BenchMeta): string {
     `tool ${meta.tool} · ${meta.connections} connections · ${meta.durationSec}s per scenario + ${meta.latencySec}s at one connection · median of ${meta.rounds} rounds · Bun ${meta.bunVersion} · nproc ${meta.nproc}` +
     ` · load avg ${meta.loadAverage.toFixed(2)}${busy}`
   );
+}
+
+const signed = (value: number, digits: number): string => `${value >= 0 ? "+" : ""}${value.toFixed(digits)}`;
+
+function formatComparison(target: "gateway" | "cross", c: Comparison | undefined, addedCpu: number | undefined): string[] {
+  const out: string[] = [];
+  if (c) {
+    out.push(
+      `  ${target}/bare throughput ${c.throughputRatio.toFixed(3)} (target ≥ ${c.targetRatio.toFixed(2)}) ${mark(c.throughputPass)}` +
+        `   · added p50 ${signed(c.addedP50Ms, 3)} ms${c.latencyFromSingleConnection ? " (one connection)" : " (under load)"} (target ≤ ${TARGET_ADDED_P50_MS.toFixed(2)}) ${mark(c.latencyPass)}` +
+        `   · added p99 ${signed(c.addedP99Ms, 3)} ms`,
+    );
+  }
+  if (addedCpu !== undefined) out.push(`  ${target} CPU beyond bare: ${signed(addedCpu, 0)} µs/req`);
+  return out;
 }
 
 function formatGroup(group: ReportGroup): string[] {
@@ -32,26 +47,26 @@ function formatGroup(group: ReportGroup): string[] {
   for (const row of group.rows) {
     if (row.firstError) out.push(`  ! ${row.target}: ${row.firstError}`);
   }
-  const c = group.comparison;
-  if (c) {
-    out.push(
-      `  gateway/bare throughput ${c.throughputRatio.toFixed(3)} (target ≥ ${TARGET_THROUGHPUT_RATIO.toFixed(2)}) ${mark(c.throughputPass)}`,
-      `  added p50 ${c.addedP50Ms >= 0 ? "+" : ""}${c.addedP50Ms.toFixed(3)} ms${c.latencyFromSingleConnection ? " (one connection)" : " (under load)"} (target ≤ ${TARGET_ADDED_P50_MS.toFixed(2)}) ${mark(c.latencyPass)}` +
-        `   · added p99 ${c.addedP99Ms >= 0 ? "+" : ""}${c.addedP99Ms.toFixed(3)} ms`,
-    );
-  }
-  if (group.addedCpuUsPerRequest !== undefined) {
-    out.push(`  gateway CPU beyond bare: ${group.addedCpuUsPerRequest >= 0 ? "+" : ""}${group.addedCpuUsPerRequest.toFixed(0)} µs/req`);
-  }
+  out.push(...formatComparison("gateway", group.comparison, group.addedCpuUsPerRequest));
+  out.push(...formatComparison("cross", group.crossComparison, group.crossAddedCpuUsPerRequest));
   return out;
 }
 
 /** The human report: one table per format and mode, then the target marks. */
 export function formatReport(report: BenchReport): string {
   const sections = report.groups.map((group) => formatGroup(group).join("\n"));
-  const compared = report.groups.flatMap((g) => (g.comparison ? [g.comparison] : []));
-  const passed = compared.filter((c) => c.throughputPass && c.latencyPass).length;
-  const summary = compared.length > 0 ? [`targets met in ${passed} of ${compared.length} format/mode pairs`] : [];
+  const summary: string[] = [];
+  for (const [label, pick] of [
+    ["same-format", (g: ReportGroup) => g.comparison],
+    ["cross-format", (g: ReportGroup) => g.crossComparison],
+  ] as const) {
+    const compared = report.groups.flatMap((g) => {
+      const c = pick(g);
+      return c ? [c] : [];
+    });
+    const passed = compared.filter((c) => c.throughputPass && c.latencyPass).length;
+    if (compared.length > 0) summary.push(`${label}: targets met in ${passed} of ${compared.length} format/mode pairs`);
+  }
   return [formatMeta(report.meta), "", sections.join("\n\n"), "", ...summary].join("\n");
 }
 

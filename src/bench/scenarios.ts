@@ -1,10 +1,11 @@
 /**
  * The bench's scenario table. A scenario is one (format, mode, target) cell: the request a client
- * would send there. Later issues add rows (cross-format pairs, routing cost, cache hits) by adding
- * entries to FORMATS / TARGETS or by appending to what buildScenarios returns.
+ * would send there. `gateway` is the same-format path (the tier's model speaks the client's API);
+ * `cross` is the same client request on a tier whose model speaks another API, so the gateway
+ * translates both ways. Both are measured against `bare` in the client's own format.
  */
 
-import { DEFAULT_CONFIG } from "../config/default-config.ts";
+import { BENCH_EFFORT, BENCH_MODELS, buildBenchConfig, CROSS_TIERS, SAME_FORMAT_TIER } from "./build-bench-config.ts";
 import { setChatEffort } from "../upstream/chat/set-chat-effort.ts";
 import type { JsonObject } from "../upstream/effort-result.ts";
 import { setMessagesEffort } from "../upstream/messages/set-messages-effort.ts";
@@ -12,7 +13,7 @@ import { setResponsesEffort } from "../upstream/responses/set-responses-effort.t
 
 export const FORMAT_NAMES = ["messages", "chat", "responses"] as const;
 export const MODE_NAMES = ["json", "stream"] as const;
-export const TARGET_NAMES = ["direct", "bare", "gateway"] as const;
+export const TARGET_NAMES = ["direct", "bare", "gateway", "cross"] as const;
 
 export type BenchFormat = (typeof FORMAT_NAMES)[number];
 export type BenchMode = (typeof MODE_NAMES)[number];
@@ -85,9 +86,8 @@ export const FORMATS: Readonly<Record<BenchFormat, FormatSpec>> = {
   },
 };
 
-/** The gateway routes tier `normal` to `sim-normal`, so direct and bare ask for that id themselves. */
-const UPSTREAM_MODEL = "sim-normal";
-const GATEWAY_MODEL = "normal";
+/** The same-format tier routes to the all-APIs model, so direct and bare ask for that id themselves. */
+const UPSTREAM_MODEL = BENCH_MODELS.all;
 
 const SET_EFFORT = { messages: setMessagesEffort, chat: setChatEffort, responses: setResponsesEffort } as const;
 
@@ -97,32 +97,35 @@ const SET_EFFORT = { messages: setMessagesEffort, chat: setChatEffort, responses
  * more work — signed thinking, reasoning items — for gateway requests than for the yardstick's,
  * on the same two cores, and that work is not the gateway's overhead.
  */
+const BENCH_CONFIG = buildBenchConfig("http://unused");
+
 function asForwarded(format: BenchFormat, body: Record<string, unknown>): Record<string, unknown> {
-  const tier = DEFAULT_CONFIG.tiers[GATEWAY_MODEL];
-  const model = DEFAULT_CONFIG.models[tier.models[0]!]!;
+  const model = BENCH_CONFIG.models[UPSTREAM_MODEL]!;
   const forwarded: JsonObject = { ...body };
-  SET_EFFORT[format](forwarded, tier.defaultEffort, model);
+  SET_EFFORT[format](forwarded, BENCH_EFFORT, model);
   return forwarded;
 }
 
 interface TargetSpec {
   readonly baseUrl: (endpoints: TargetEndpoints) => string;
-  readonly model: string;
+  readonly model: (format: BenchFormat) => string;
   readonly headers: (endpoints: TargetEndpoints, format: BenchFormat) => Record<string, string>;
 }
 
 const formatHeaders = (format: BenchFormat): Record<string, string> => (format === "messages" ? { "anthropic-version": "2023-06-01" } : {});
 
+const gatewayHeaders = (e: TargetEndpoints, format: BenchFormat): Record<string, string> =>
+  format === "messages" ? { ...formatHeaders(format), "x-api-key": e.gatewayKey } : { authorization: `Bearer ${e.gatewayKey}` };
+
 export const TARGETS: Readonly<Record<BenchTarget, TargetSpec>> = {
-  direct: { baseUrl: (e) => e.direct, model: UPSTREAM_MODEL, headers: (_e, format) => formatHeaders(format) },
-  bare: { baseUrl: (e) => e.bare, model: UPSTREAM_MODEL, headers: (_e, format) => formatHeaders(format) },
-  gateway: {
-    baseUrl: (e) => e.gateway,
-    model: GATEWAY_MODEL,
-    headers: (e, format): Record<string, string> =>
-      format === "messages" ? { ...formatHeaders(format), "x-api-key": e.gatewayKey } : { authorization: `Bearer ${e.gatewayKey}` },
-  },
+  direct: { baseUrl: (e) => e.direct, model: () => UPSTREAM_MODEL, headers: (_e, format) => formatHeaders(format) },
+  bare: { baseUrl: (e) => e.bare, model: () => UPSTREAM_MODEL, headers: (_e, format) => formatHeaders(format) },
+  gateway: { baseUrl: (e) => e.gateway, model: () => SAME_FORMAT_TIER, headers: gatewayHeaders },
+  cross: { baseUrl: (e) => e.gateway, model: (format) => CROSS_TIERS[format].tier, headers: gatewayHeaders },
 };
+
+/** The gateway serves both `gateway` and `cross`. */
+export const isGatewayTarget = (target: BenchTarget): boolean => target === "gateway" || target === "cross";
 
 export interface ScenarioSelection {
   readonly formats: readonly BenchFormat[];
@@ -138,6 +141,7 @@ export function buildScenarios(selection: ScenarioSelection, endpoints: TargetEn
       for (const target of selection.targets) {
         const spec = TARGETS[target];
         const stream = mode === "stream";
+        const body = FORMATS[format].body(spec.model(format), stream);
         scenarios.push({
           id: `${format}/${mode}/${target}`,
           format,
@@ -149,9 +153,7 @@ export function buildScenarios(selection: ScenarioSelection, endpoints: TargetEn
             ...(stream ? { accept: "text/event-stream" } : {}),
             ...spec.headers(endpoints, format),
           },
-          body: JSON.stringify(
-            target === "gateway" ? FORMATS[format].body(spec.model, stream) : asForwarded(format, FORMATS[format].body(spec.model, stream)),
-          ),
+          body: JSON.stringify(isGatewayTarget(target) ? body : asForwarded(format, body)),
         });
       }
     }

@@ -30,7 +30,10 @@ function gatewayEnv(extra: Record<string, string>, databaseUrl: string | undefin
  * shares an event loop with another or with the load generator, then makes a gateway API key.
  * `dir` (the caller's temp dir, removed by the caller) receives the config and the PGlite data.
  */
-export async function startProcesses(group: ChildGroup, options: { dir: string; databaseUrl?: string }): Promise<BenchProcesses> {
+export async function startProcesses(
+  group: ChildGroup,
+  options: { dir: string; databaseUrl?: string | undefined; cpuProfDir?: string | undefined },
+): Promise<BenchProcesses> {
   const { dir } = options;
   const simPort = findFreePort(HOST);
   // The sim reads per-model faults from ROUTELANE_CONFIG; a caller's config must not inject faults here.
@@ -56,7 +59,12 @@ export async function startProcesses(group: ChildGroup, options: { dir: string; 
   const adminToken = randomBytes(24).toString("hex");
   const gateway = group.spawn(
     "gateway",
-    [process.execPath, "run", join(ROOT, "src/main.ts")],
+    [
+      process.execPath,
+      ...(options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`] : []),
+      "run",
+      join(ROOT, "src/main.ts"),
+    ],
     gatewayEnv(
       {
         PORT: String(gatewayPort),
@@ -79,6 +87,6 @@ export async function startProcesses(group: ChildGroup, options: { dir: string; 
   const gatewayKey = await createBenchAccount(gatewayUrl, adminToken);
   return {
     endpoints: { direct: simUrl, bare: `http://${HOST}:${barePort}`, gateway: gatewayUrl, gatewayKey },
-    pids: { direct: sim.proc.pid, bare: bare.proc.pid, gateway: gateway.proc.pid },
+    pids: { direct: sim.proc.pid, bare: bare.proc.pid, gateway: gateway.proc.pid, cross: gateway.proc.pid },
   };
 }

@@ -50,7 +50,7 @@ async function bench(args: BenchArgs): Promise<void> {
     };
     console.error(`bench: ${formatMeta(meta)}`);
     console.error("bench: starting sim, bare proxy and gateway…");
-    const processes = await startProcesses(group, args.databaseUrl ? { dir, databaseUrl: args.databaseUrl } : { dir });
+    const processes = await startProcesses(group, { dir, databaseUrl: args.databaseUrl, cpuProfDir: args.cpuProfDir });
     const scenarios = buildScenarios(args, processes.endpoints);
     // Rounds interleave the targets over time, so a burst of outside load hits each of them alike.
     const rounds: Measured[][] = scenarios.map(() => []);

@@ -29,6 +29,13 @@ describe("compareTargets", () => {
     expect([c.throughputPass, c.latencyPass]).toEqual([false, true]);
   });
 
+  test("a cross-format comparison is held to its own, lower ratio", () => {
+    const same = compareTargets(load(10_000, 2), load(7_000, 2));
+    const cross = compareTargets(load(10_000, 2), load(7_000, 2), undefined, undefined, 0.65);
+    expect([same.targetRatio, same.throughputPass]).toEqual([0.8, false]);
+    expect([cross.targetRatio, cross.throughputPass]).toEqual([0.65, true]);
+  });
+
   test("errors anywhere fail both marks", () => {
     const c = compareTargets(load(10_000, 2), load(9_900, 2), load(1_500, 0.5), load(1_500, 0.5, 3));
     expect([c.throughputPass, c.latencyPass]).toEqual([false, false]);

@@ -14,6 +14,8 @@ describe("parseBenchArgs", () => {
     [["--formats", "responses,messages"], { formats: ["messages", "responses"] }],
     [["--modes", "stream"], { modes: ["stream"] }],
     [["--targets", "gateway,bare"], { targets: ["bare", "gateway"] }],
+    [["--targets", "cross,bare"], { targets: ["bare", "cross"] }],
+    [["--cpu-prof", "/tmp/prof"], { cpuProfDir: "/tmp/prof" }],
     [["--tool", "builtin"], { tool: "builtin" }],
     [["--out", "/tmp/x.json"], { json: true, out: "/tmp/x.json" }],
     [["--database-url", "postgres://h/db"], { databaseUrl: "postgres://h/db" }],

@@ -1,9 +1,10 @@
 import { describe, expect, test } from "bun:test";
+import { buildBenchConfig, CROSS_TIERS } from "../../src/bench/build-bench-config.ts";
 import { buildScenarios, type Scenario } from "../../src/bench/scenarios.ts";
 
 const endpoints = { direct: "http://sim", bare: "http://bare", gateway: "http://gw", gatewayKey: "rl_test" };
 const all = buildScenarios(
-  { formats: ["messages", "chat", "responses"], modes: ["json", "stream"], targets: ["direct", "bare", "gateway"] },
+  { formats: ["messages", "chat", "responses"], modes: ["json", "stream"], targets: ["direct", "bare", "gateway", "cross"] },
   endpoints,
 );
 const byId = (id: string): Scenario => all.find((s) => s.id === id)!;
@@ -15,16 +16,19 @@ describe("buildScenarios", () => {
       "messages/json/direct",
       "messages/json/bare",
       "messages/json/gateway",
-      "messages/stream/direct",
+      "messages/json/cross",
     ]);
-    expect(new Set(all.map((s) => s.id)).size).toBe(18);
+    expect(new Set(all.map((s) => s.id)).size).toBe(24);
   });
 
   test.each([
-    ["messages/json/direct", "http://sim/v1/messages", "sim-normal", undefined],
-    ["chat/stream/bare", "http://bare/v1/chat/completions", "sim-normal", true],
+    ["messages/json/direct", "http://sim/v1/messages", "sim-all", undefined],
+    ["chat/stream/bare", "http://bare/v1/chat/completions", "sim-all", true],
     ["responses/json/gateway", "http://gw/v1/responses", "normal", undefined],
     ["messages/stream/gateway", "http://gw/v1/messages", "normal", true],
+    ["messages/stream/cross", "http://gw/v1/messages", "fast", true],
+    ["chat/json/cross", "http://gw/v1/chat/completions", "smart", undefined],
+    ["responses/json/cross", "http://gw/v1/responses", "smart", undefined],
   ])("%s", (id, url, model, stream) => {
     expect(byId(id).url).toBe(url);
     expect(body(id).model).toBe(model);
@@ -34,6 +38,8 @@ describe("buildScenarios", () => {
   test.each([
     ["messages/json/gateway", "x-api-key", "rl_test"],
     ["chat/json/gateway", "authorization", "Bearer rl_test"],
+    ["messages/stream/cross", "x-api-key", "rl_test"],
+    ["responses/json/cross", "authorization", "Bearer rl_test"],
     ["messages/json/bare", "anthropic-version", "2023-06-01"],
     ["responses/stream/direct", "accept", "text/event-stream"],
   ])("%s sends %s", (id, header, value) => {
@@ -41,7 +47,7 @@ describe("buildScenarios", () => {
   });
 
   test("direct and bare never carry the gateway key", () => {
-    for (const s of all.filter((s) => s.target !== "gateway")) expect(JSON.stringify(s.headers)).not.toContain("rl_test");
+    for (const s of all.filter((s) => s.target === "direct" || s.target === "bare")) expect(JSON.stringify(s.headers)).not.toContain("rl_test");
   });
 
   test("keeps the selection's subset", () => {
@@ -56,11 +62,46 @@ describe("the yardstick asks the upstream for the same work as the gateway", () 
     const scenarios = buildScenarios({ formats: ["messages", "chat", "responses"], modes: ["json"], targets: ["direct", "bare", "gateway"] }, endpoints);
     const body = (id: string) => JSON.parse(scenarios.find((s) => s.id === id)!.body) as Record<string, unknown>;
     for (const target of ["direct", "bare"]) {
-      expect(body(`messages/json/${target}`)).toMatchObject({ model: "sim-normal", thinking: { type: "adaptive" }, output_config: { effort: "medium" } });
-      expect(body(`chat/json/${target}`)).toMatchObject({ model: "sim-normal", reasoning_effort: "medium" });
-      expect(body(`responses/json/${target}`)).toMatchObject({ model: "sim-normal", reasoning: { effort: "medium" } });
+      expect(body(`messages/json/${target}`)).toMatchObject({ model: "sim-all", thinking: { type: "adaptive" }, output_config: { effort: "medium" } });
+      expect(body(`chat/json/${target}`)).toMatchObject({ model: "sim-all", reasoning_effort: "medium" });
+      expect(body(`responses/json/${target}`)).toMatchObject({ model: "sim-all", reasoning: { effort: "medium" } });
     }
     expect(body("messages/json/gateway").thinking).toBeUndefined();
     expect(body("messages/json/gateway").model).toBe("normal");
+  });
+});
+
+describe("the bench's gateway config", () => {
+  const config = buildBenchConfig("http://127.0.0.1:9");
+  const modelOf = (tier: keyof typeof config.tiers) => config.models[config.tiers[tier].models[0]!]!;
+
+  test("same-format tier speaks every client format; each cross tier speaks one other API", () => {
+    expect(modelOf("normal").apis).toEqual(["messages", "chat", "responses"]);
+    for (const [format, { tier, api }] of Object.entries(CROSS_TIERS)) {
+      expect(modelOf(tier).apis).toEqual([api]);
+      expect(api).not.toBe(format);
+    }
+  });
+
+  test("the models differ only in the APIs they speak, so the upstream does the same class of work", () => {
+    const strip = (tier: keyof typeof config.tiers) => {
+      const { apis: _apis, upstreamId: _id, ...rest } = modelOf(tier);
+      return rest;
+    };
+    expect(strip("fast")).toEqual(strip("normal"));
+    expect(strip("smart")).toEqual(strip("normal"));
+  });
+
+  test("every class asks every tier for the effort the yardstick sends, and nothing escalates", () => {
+    const routing = config.routing!;
+    for (const spec of Object.values(routing.classes ?? {})) {
+      expect(Object.values(spec.effort ?? {})).toEqual(["medium", "medium", "medium", "medium"]);
+    }
+    expect(routing.escalation?.enabled).toBe(false);
+    expect(config.providers.sim).toMatchObject({ kind: "sim", baseUrl: "http://127.0.0.1:9" });
+  });
+
+  test("the response cache is off: every gateway request goes upstream, as every bare one does", () => {
+    expect(config.responseCache?.enabled).toBe(false);
   });
 });

@@ -1,0 +1,60 @@
+import { describe, expect, test } from "bun:test";
+import { buildReport, type BenchMeta } from "../../src/bench/build-report.ts";
+import type { LoadResult } from "../../src/bench/load-result.ts";
+import { formatReport } from "../../src/bench/print-report.ts";
+import type { BenchTarget, Scenario } from "../../src/bench/scenarios.ts";
+
+const meta: BenchMeta = {
+  tool: "wrk",
+  connections: 32,
+  durationSec: 5,
+  rounds: 3,
+  latencySec: 2,
+  bunVersion: "1.4.5",
+  nproc: 2,
+  startedAt: "2026-01-01T00:00:00.000Z",
+  loadAverage: 0.5,
+};
+
+const scenario = (target: BenchTarget): Scenario => ({
+  id: `chat/stream/${target}`,
+  format: "chat",
+  mode: "stream",
+  target,
+  url: "http://x",
+  headers: {},
+  body: "{}",
+});
+const load = (requestsPerSec: number): LoadResult => ({ tool: "wrk", requests: requestsPerSec, durationSec: 1, requestsPerSec, p50Ms: 1, p99Ms: 2, errors: 0 });
+
+describe("buildReport", () => {
+  const report = buildReport(meta, [
+    { scenario: scenario("bare"), result: load(10_000), cpuUsPerRequest: 50 },
+    { scenario: scenario("gateway"), result: load(7_500), cpuUsPerRequest: 120 },
+    { scenario: scenario("cross"), result: load(7_000), cpuUsPerRequest: 180 },
+  ]);
+  const group = report.groups[0]!;
+
+  test("compares same-format and cross-format rows with the same bare proxy, each against its own target", () => {
+    expect(group.comparison).toMatchObject({ throughputRatio: 0.75, targetRatio: 0.8, throughputPass: false });
+    expect(group.crossComparison).toMatchObject({ throughputRatio: 0.7, targetRatio: 0.65, throughputPass: true });
+    expect([group.addedCpuUsPerRequest, group.crossAddedCpuUsPerRequest]).toEqual([70, 130]);
+  });
+
+  test("the printed report gives both ratios and a summary line per kind", () => {
+    const text = formatReport(report);
+    expect(text).toContain("gateway/bare throughput 0.750 (target ≥ 0.80) MISS");
+    expect(text).toContain("cross/bare throughput 0.700 (target ≥ 0.65) PASS");
+    expect(text).toContain("same-format: targets met in 0 of 1 format/mode pairs");
+    expect(text).toContain("cross-format: targets met in 1 of 1 format/mode pairs");
+  });
+
+  test("no cross row, no cross comparison", () => {
+    const only = buildReport(meta, [
+      { scenario: scenario("bare"), result: load(10_000), cpuUsPerRequest: 50 },
+      { scenario: scenario("gateway"), result: load(9_000), cpuUsPerRequest: 90 },
+    ]);
+    expect(only.groups[0]!.crossComparison).toBeUndefined();
+    expect(formatReport(only)).not.toContain("cross-format");
+  });
+});
