@@ -125,7 +125,7 @@ export async function createKeyAuthenticator(options: KeyAuthenticatorOptions): 
 
   async function load(hash: string): Promise<Principal | null> {
     const startedAt = generation;
-    const [row] = await withoutQueryText(db
+    const query = () => db
       .select({
         keyId: apiKeys.id,
         accountId: accounts.id,
@@ -139,7 +139,10 @@ export async function createKeyAuthenticator(options: KeyAuthenticatorOptions): 
       .from(apiKeys)
       .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
       .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)))
-      .limit(1));
+      .limit(1);
+    // A pooled connection the server dropped (a restart, a failover) fails its next query once;
+    // the driver reconnects for the one after, so a lookup is tried twice before the caller hears.
+    const [row] = await withoutQueryText(query()).catch(() => withoutQueryText(query()));
     const principal: Principal | null = row
       ? Object.freeze({
           accountId: row.accountId,

@@ -1,3 +1,4 @@
+import { DatabaseFailure } from "../accounts/sanitize-db-error.ts";
 import { GatewayError } from "../canonical/gateway-error.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import { encodeOpenAIError } from "../formats/chat/encode-error.ts";
@@ -6,6 +7,10 @@ import { encodeMessagesError } from "../formats/messages/encode-error.ts";
 /** Anything thrown that is not a GatewayError is a bug: log it (never a body or key) and answer 500. */
 export function toGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
+  // Keys are checked against the database on a cache miss; while it is away, nobody is let in.
+  if (error instanceof DatabaseFailure) {
+    return new GatewayError(503, "api_error", "the account store is unavailable; try again shortly", { retryable: true, headers: { "retry-after": "1" } });
+  }
   console.error(JSON.stringify({ level: "error", msg: "unhandled error", error: error instanceof Error ? error.stack : String(error) }));
   return new GatewayError(500, "api_error", "internal error");
 }
