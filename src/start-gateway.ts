@@ -10,6 +10,8 @@ import { openDatabase, type Database } from "./db/client.ts";
 import { migrateDatabase } from "./db/migrate.ts";
 import { createApp } from "./http/app.ts";
 import { adminRoutes } from "./http/routes/admin.ts";
+import { handoffRoutes } from "./http/routes/handoff.ts";
+import { createSmartPlus } from "./smartplus/create-smart-plus.ts";
 import { buildOpenApi } from "./ops/build-openapi.ts";
 import { createReadinessCheck } from "./ops/check-readiness.ts";
 import { createConfigHolder, type ConfigHolder } from "./ops/create-config-holder.ts";
@@ -131,6 +133,13 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     askClass: createAskClass(() => holder.deps),
     onBreakerChange: (model, state) => metrics.breakerState(model, state === "half-open" ? "half_open" : state),
   });
+  const smartPlus = createSmartPlus({
+    database,
+    blobDir: config.smartPlus.blobDir,
+    config: () => holder.current(),
+    providers: () => holder.deps.providers,
+    onError: (error) => requestLog.logger.warn({ reason: error instanceof Error ? error.message : String(error) }, "smart+ worker loop failed; retrying"),
+  });
   const observers: RequestObserver[] = [requestLog.observe, services.usageObserver];
   // Label values are checked against the config in use, read at each observation.
   const metrics = createMetrics(() => holder.current());
@@ -144,6 +153,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     metrics,
     logBody: requestLog.logBody,
     services,
+    smartPlus,
   });
   metrics.setUsageBacklog(() => services.usageWriter.backlog);
   const tracing = await startTracing({ endpoint: ops.otlpEndpoint, serviceVersion: pkg.version });
@@ -158,6 +168,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   const reload = (): Config => reloadLogged(holder, requestLog);
   const plugins: AnyElysia[] = [
     adminRoutes({ database, adminToken: config.adminToken, accounts: createAccountStore(database), routing: () => services.routingFor(holder.current()) }),
+    handoffRoutes({ smartPlus }),
     opsRoutes({
       readiness,
       metrics,
@@ -178,9 +189,11 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   const port = server.port!;
   inFlight.countRequestsWith(() => server.pendingRequests);
 
+  smartPlus.startWorker();
   // Usage is written before anything closes: the drain hooks run first.
   shutdown.addDrainHook({ name: "usage", run: () => services.usageWriter.flush(10_000) });
   const closing: readonly DrainHook[] = [
+    { name: "smart+ worker", run: () => smartPlus.close() },
     { name: "limits, routing and usage", run: () => services.close() },
     { name: "simulated upstream", run: async () => void (await sim?.stop()) },
     { name: "authenticator", run: () => authenticator.close() },

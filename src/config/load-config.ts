@@ -1,8 +1,9 @@
 import { Value } from "@sinclair/typebox/value";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { DEFAULT_CONFIG, DEFAULT_ROUTING } from "./default-config.ts";
 import { ENV_NAMES, EnvSchema, type EnvSettings } from "./env-schema.ts";
-import { FileConfigSchema, type Config, type FileConfig, type RoutingConfig } from "./schema.ts";
+import { FileConfigSchema, type Config, type FileConfig, type RoutingConfig, type SmartPlusConfig } from "./schema.ts";
 
 /** A bad setting. Start-up prints `message` as one line and exits. */
 export class ConfigError extends Error {
@@ -168,7 +169,30 @@ export function loadConfig(env: Env = process.env): Config {
     },
     redis: { keyPrefix: file.redis?.keyPrefix ?? "routelane:", leaseTtlMs: file.redis?.leaseTtlMs ?? 30_000 },
     routing: { ...DEFAULT_ROUTING, ...file.routing } satisfies RoutingConfig,
+    smartPlus: readSmartPlus(file, settings.ROUTELANE_DATA_DIR ?? "./data"),
   });
+}
+
+const HOUR_MS = 3_600_000;
+const MIB = 1024 * 1024;
+
+function readSmartPlus(file: FileConfig, dataDir: string): SmartPlusConfig {
+  const sp = file.smartPlus ?? {};
+  return {
+    tokenTtlMs: sp.tokenTtlMs ?? 24 * HOUR_MS,
+    jobTtlMs: sp.jobTtlMs ?? 24 * HOUR_MS,
+    uploadLimitBytes: sp.uploadLimitBytes ?? 200 * MIB,
+    maxFiles: sp.maxFiles ?? 50_000,
+    maxFileBytes: sp.maxFileBytes ?? 20 * MIB,
+    maxTotalBytes: sp.maxTotalBytes ?? 1024 * MIB,
+    leaseTimeoutMs: sp.leaseTimeoutMs ?? 60_000,
+    pollIntervalMs: sp.pollIntervalMs ?? 1_000,
+    turnWaitMs: sp.turnWaitMs ?? 20_000,
+    retries: sp.retries ?? 2,
+    blobDir: sp.blobDir ?? join(dataDir, "smartplus"),
+    publicUrl: sp.publicUrl?.replace(/\/+$/, ""),
+    worker: sp.worker ?? true,
+  };
 }
 
 /** Operational settings (logging, metrics, shutdown); validated by loadConfig with the rest of the environment. */

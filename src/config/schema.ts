@@ -274,6 +274,37 @@ export const RedisSettingsSchema = t.Object(
   { additionalProperties: false },
 );
 
+/** The Smart+ job flow (src/smartplus/). */
+export const SmartPlusSchema = t.Object(
+  {
+    /** How long a job token (`rlj_…`) is accepted after it was issued, ms. */
+    tokenTtlMs: t.Optional(t.Integer({ minimum: 1000 })),
+    /** How long a job and its blobs live after it was created, ms. */
+    jobTtlMs: t.Optional(t.Integer({ minimum: 1000 })),
+    /** Largest accepted upload (compressed), bytes; counted while the body streams in. */
+    uploadLimitBytes: t.Optional(t.Integer({ minimum: 1024 })),
+    /** Extraction limits of an uploaded archive. */
+    maxFiles: t.Optional(t.Integer({ minimum: 1 })),
+    maxFileBytes: t.Optional(t.Integer({ minimum: 1 })),
+    maxTotalBytes: t.Optional(t.Integer({ minimum: 1 })),
+    /** A running job whose worker stopped renewing its lease this long ago is claimed again, ms. */
+    leaseTimeoutMs: t.Optional(t.Integer({ minimum: 1000 })),
+    /** How often an idle worker looks for a queued job, ms. */
+    pollIntervalMs: t.Optional(t.Integer({ minimum: 10 })),
+    /** How long a turn waits for a running job to move on before it answers, ms. */
+    turnWaitMs: t.Optional(t.Integer({ minimum: 0 })),
+    /** Model calls per job after the first when the patch does not apply. */
+    retries: t.Optional(t.Integer({ minimum: 0, maximum: 10 })),
+    /** Where job blobs live; default `<dataDir>/smartplus`. Shared by every instance. */
+    blobDir: t.Optional(t.String({ minLength: 1 })),
+    /** Base URL put in the commands; default: the address the request came in on. */
+    publicUrl: t.Optional(t.String({ pattern: "^https?://" })),
+    /** Run the worker loop in this process (default true). */
+    worker: t.Optional(t.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
 export const FileConfigSchema = t.Object(
   {
     providers: t.Record(t.String({ minLength: 1 }), ProviderSchema),
@@ -298,6 +329,7 @@ export const FileConfigSchema = t.Object(
       ),
     ),
     routing: t.Optional(RoutingSchema),
+    smartPlus: t.Optional(SmartPlusSchema),
   },
   { additionalProperties: false },
 );
@@ -324,4 +356,22 @@ export interface Config {
   readonly usage: { readonly batchRows: number; readonly flushIntervalMs: number; readonly maxBufferRows: number };
   readonly redis: { readonly keyPrefix: string; readonly leaseTtlMs: number };
   readonly routing: RoutingConfig;
+  readonly smartPlus: SmartPlusConfig;
+}
+
+/** The Smart+ settings with defaults filled in (see SmartPlusSchema). */
+export interface SmartPlusConfig {
+  readonly tokenTtlMs: number;
+  readonly jobTtlMs: number;
+  readonly uploadLimitBytes: number;
+  readonly maxFiles: number;
+  readonly maxFileBytes: number;
+  readonly maxTotalBytes: number;
+  readonly leaseTimeoutMs: number;
+  readonly pollIntervalMs: number;
+  readonly turnWaitMs: number;
+  readonly retries: number;
+  readonly blobDir: string;
+  readonly publicUrl: string | undefined;
+  readonly worker: boolean;
 }

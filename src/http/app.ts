@@ -20,6 +20,8 @@ export const ROUTES: ReadonlyArray<readonly [RegExp, readonly string[]]> = [
   [/^\/openapi\.json$/, ["GET"]],
   [/^\/docs\/?$/, ["GET"]],
   [/^\/$/, ["GET", "HEAD"]],
+  [/^\/v1\/handoff\/[^/]+\/upload\/?$/, ["POST"]],
+  [/^\/v1\/handoff\/[^/]+\/patch\/?$/, ["GET"]],
   [/^\/v1\/messages\/?$/, ["POST"]],
   [/^\/v1\/messages\/count_tokens\/?$/, ["POST"]],
   [/^\/v1\/chat\/completions\/?$/, ["POST"]],
@@ -29,7 +31,8 @@ export const ROUTES: ReadonlyArray<readonly [RegExp, readonly string[]]> = [
 ];
 
 function formatOfPath(path: string, headers: Headers): WireFormat {
-  if (path.startsWith("/v1/messages")) return "messages";
+  // The handoff endpoints answer in the Messages-style error shape.
+  if (path.startsWith("/v1/messages") || path.startsWith("/v1/handoff")) return "messages";
   if (path.startsWith("/v1/chat") || path.startsWith("/v1/responses")) return "chat";
   return formatOfHeaders(headers);
 }

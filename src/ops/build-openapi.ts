@@ -98,6 +98,13 @@ const anthropicHeaders = [
   { name: "anthropic-beta", in: "header", required: false, schema: { type: "string" }, description: "Passed through untouched." },
 ];
 
+const jobParameter = { name: "job", in: "path", required: true, schema: { type: "string" } };
+
+/** The handoff endpoints answer errors in the Messages-style shape. */
+function handoffErrors(statuses: readonly (readonly [string, string])[]): Record<string, unknown> {
+  return Object.fromEntries(statuses.map(([status, description]) => [status, { description, content: { "application/json": { schema: ref("schemas", "MessagesError") } } }]));
+}
+
 const plain = (summary: string, tag: string, schema: string, description = "OK"): Record<string, unknown> => ({
   summary,
   tags: [tag],
@@ -123,8 +130,8 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       "/v1/messages": { post: chatOperation("Messages", "messages", "MessagesRequest", "Message", anthropicHeaders) },
       "/v1/messages/count_tokens": {
         post: {
-          ...chatOperation("Count input tokens (local estimate)", "messages", "CountTokensRequest", "CountTokensResult", anthropicHeaders),
-          responses: { "200": { description: "The estimate.", content: { "application/json": { schema: ref("schemas", "CountTokensResult") } } }, ...errorResponses("messages") },
+          ...chatOperation("Count input tokens (the tier's model upstream; a local estimate flagged `estimated` when it cannot count)", "messages", "CountTokensRequest", "CountTokensResult", anthropicHeaders),
+          responses: { "200": { description: "The count.", content: { "application/json": { schema: ref("schemas", "CountTokensResult") } } }, ...errorResponses("messages") },
         },
       },
       "/v1/chat/completions": { post: chatOperation("Chat Completions", "openai", "ChatRequest", "ChatCompletion") },
@@ -136,6 +143,43 @@ export function buildOpenApi(version: string): Record<string, unknown> {
           ...models,
           parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
           responses: { ...(plain("", "", "Model").responses as object), "404": { description: "No such tier in the plan.", content: { "application/json": { schema: ref("schemas", "OpenAIError") } } }, ...errorResponses("openai") },
+        },
+      },
+      "/v1/handoff/{job}/upload": {
+        post: {
+          summary: "Smart+: upload the repository of a job (tar.gz stream)",
+          tags: ["smart-plus"],
+          security: [{ jobBearer: [] }],
+          parameters: [jobParameter],
+          requestBody: { required: true, content: { "application/gzip": { schema: { type: "string", format: "binary" } } } },
+          responses: {
+            "201": { description: "Stored: the number of files and bytes.", content: { "application/json": { schema: { type: "object", properties: { files: { type: "integer" }, bytes: { type: "integer" } } } } } },
+            ...handoffErrors([
+              ["401", "No, unknown or expired job token (an API key is not one)."],
+              ["403", "The token belongs to another job."],
+              ["409", "Already uploaded."],
+              ["410", "The job failed or expired."],
+              ["413", "Over the upload limit (checked while streaming)."],
+              ["422", "Not a safe archive (absolute paths, `..`, links out, devices, limits)."],
+            ]),
+          },
+        },
+      },
+      "/v1/handoff/{job}/patch": {
+        get: {
+          summary: "Smart+: download the job's unified diff",
+          tags: ["smart-plus"],
+          security: [{ jobBearer: [] }],
+          parameters: [jobParameter],
+          responses: {
+            "200": { description: "The patch, for `git apply`.", content: { "text/x-diff": { schema: { type: "string" } } } },
+            ...handoffErrors([
+              ["401", "No, unknown or expired job token (an API key is not one)."],
+              ["403", "The token belongs to another job."],
+              ["409", "Not ready: the message names the job's state."],
+              ["410", "The job expired."],
+            ]),
+          },
         },
       },
       "/healthz": { get: plain("Process up (no dependencies checked)", "operations", "Health") },
@@ -179,6 +223,7 @@ export function buildOpenApi(version: string): Record<string, unknown> {
         bearer: { type: "http", scheme: "bearer", description: "A Routelane key in `Authorization: Bearer`." },
         adminBearer: { type: "http", scheme: "bearer", description: "ROUTELANE_ADMIN_TOKEN." },
         metricsBearer: { type: "http", scheme: "bearer", description: "ROUTELANE_METRICS_TOKEN." },
+        jobBearer: { type: "http", scheme: "bearer", description: "A Smart+ job token (`rlj_…`), valid for its one job." },
       },
       headers: Object.fromEntries(Object.entries(ROUTER_HEADERS).map(([name, description]) => [name, { description, schema: { type: "string" } }])),
       schemas: {

@@ -5,6 +5,7 @@ import type { Routing } from "../routing/create-routing.ts";
 import type { Config } from "../config/schema.ts";
 import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
 import type { RequestObserver } from "./request-record.ts";
+import type { TurnInput } from "../smartplus/handle-turn.ts";
 
 /** What the request pipeline needs from the running process. */
 export interface GatewayDeps {
@@ -23,6 +24,8 @@ export interface GatewayDeps {
   readonly metrics?: PipelineMetrics;
   /** Debug body logging (a no-op unless the operator asked for it; keys redacted). */
   readonly logBody?: (requestId: string, body: unknown) => void;
+  /** The Smart+ job flow that answers `smart-plus` turns; absent = the tier is routed like the others. */
+  readonly smartPlus?: { turn(input: TurnInput): Promise<Response> };
 }
 
 /** What the pipeline reports to metrics beyond its request records (labels are config names). */

@@ -1,3 +1,4 @@
+import { buildPatchAnswer } from "./build-patch-answer.ts";
 import { chooseToolCalls } from "./choose-tool-calls.ts";
 import { countWords, estimateTokens } from "./estimate-tokens.ts";
 import { generateReasoning, generateText } from "./generate-text.ts";
@@ -43,7 +44,7 @@ export function planAnswer(input: SimInput, directive: SimDirective, userText: s
   let text: string;
   if (input.toolResult !== null) text = `Tool result received: ${input.toolResult.slice(0, RESULT_QUOTE_CHARS)}`;
   else if (toolCalls.length > 0) text = `Calling ${toolCalls.map((call) => call.name).join(", ")}.`;
-  else text = generateText(input.model, userText, input.seed, directive.words);
+  else text = buildPatchAnswer(input.model, input.userText) ?? generateText(input.model, userText, input.seed, directive.words);
 
   let stop: SimStop = toolCalls.length > 0 ? "tool" : "end";
   let stopSequence: string | null = null;

@@ -8,7 +8,8 @@ import { readUpstreamExchange } from "./read-upstream-exchange.ts";
 import { describeRun, runClient, type ClientRun } from "./run-client.ts";
 
 // Claude Code (`claude -p`) against the default config: every tier, whatever API its models speak.
-const TIERS = Object.keys(DEFAULT_CONFIG.tiers);
+// smart-plus answers with the Smart+ job flow (test/smartplus/agents.test.ts covers the agents there).
+const TIERS = Object.keys(DEFAULT_CONFIG.tiers).filter((tier) => tier !== "smart-plus");
 const binary = findClientBinary("claude");
 if (binary.skip) console.warn(`skipping Claude Code: ${binary.skip}`);
 

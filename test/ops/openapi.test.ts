@@ -40,10 +40,12 @@ describe("GET /openapi.json", () => {
   });
 
   test("covers every public route with its methods", () => {
+    // Path parameters are compared by position, not by name (`{id}`, `{job}`).
+    const shape = (path: string): string => path.replace(/\{[^}]+\}/g, "{}");
     for (const [pattern, methods] of ROUTES) {
-      const path = pathOf(pattern);
-      expect(Object.keys(doc.paths)).toContain(path);
-      for (const method of methods) expect(Object.keys(doc.paths[path]!)).toContain(method.toLowerCase());
+      const path = Object.keys(doc.paths).find((p) => shape(p) === shape(pathOf(pattern)));
+      expect(path).toBeDefined();
+      for (const method of methods) expect(Object.keys(doc.paths[path!]!)).toContain(method.toLowerCase());
     }
   });
 

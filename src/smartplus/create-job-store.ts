@@ -1,0 +1,160 @@
+import { and, eq, lt, sql } from "drizzle-orm";
+import type { Database } from "../db/client.ts";
+import { smartplusConversations, smartplusJobs, smartplusJobTokens, type SmartplusJobRow } from "../db/schema/smartplus.ts";
+import { generateJobId, generateJobToken, hashJobToken } from "./generate-job-token.ts";
+
+export type Job = SmartplusJobRow;
+
+export interface NewJob {
+  readonly accountId: string;
+  readonly conversationKey: string;
+  readonly task: string;
+  readonly model: string;
+  readonly effort: string;
+  readonly ttlMs: number;
+}
+
+/** What a presented job token is: unknown, expired, or valid for one job. */
+export type TokenCheck = { readonly kind: "unknown" } | { readonly kind: "expired"; readonly jobId: string } | { readonly kind: "valid"; readonly jobId: string };
+
+/** The jobs table as the turn, the handoff routes and the workers use it. Times are the database's. */
+export interface JobStore {
+  create(job: NewJob): Promise<Job>;
+  /** Points another conversation key (a Responses id) at a job. */
+  link(conversationKey: string, jobId: string): Promise<void>;
+  forConversation(conversationKey: string, accountId: string): Promise<Job | null>;
+  get(jobId: string): Promise<Job | null>;
+  issueToken(jobId: string, ttlMs: number): Promise<string>;
+  checkToken(token: string): Promise<TokenCheck>;
+  /** awaiting_upload → queued; false when the job was not awaiting an upload. */
+  markUploaded(jobId: string, fileCount: number, bytes: number): Promise<boolean>;
+  /** The oldest queued job (or running one whose lease lapsed), now running under `worker`. */
+  claim(worker: string, leaseMs: number, maxClaims: number): Promise<Job | null>;
+  /** Extends the lease and records the phase; false when the job is no longer this worker's. */
+  renew(jobId: string, worker: string, leaseMs: number, phase?: string): Promise<boolean>;
+  finishReady(jobId: string, worker: string, summary: string): Promise<boolean>;
+  /** Fails a job that is not final yet; `worker` fences a running job to its holder. */
+  fail(jobId: string, message: string, worker?: string): Promise<boolean>;
+  /** Moves every job past its expiry to `expired`; returns their ids (their blobs are deleted next). */
+  expireDue(): Promise<string[]>;
+  /** Fails running jobs whose lease lapsed after `maxClaims` claims (a job that kills its workers). */
+  failAbandoned(maxClaims: number): Promise<string[]>;
+}
+
+const after = (ms: number) => sql`now() + (${ms} * interval '1 millisecond')`;
+const FINAL = ["ready", "failed", "expired"] as const;
+
+export function createJobStore(database: Database): JobStore {
+  const db = database.db;
+  const jobs = smartplusJobs;
+  return {
+    async create(job) {
+      const id = generateJobId();
+      const [row] = await db
+        .insert(jobs)
+        .values({ id, accountId: job.accountId, task: job.task, model: job.model, effort: job.effort, expiresAt: after(job.ttlMs) })
+        .returning();
+      await this.link(job.conversationKey, id);
+      return row!;
+    },
+    async link(conversationKey, jobId) {
+      await db
+        .insert(smartplusConversations)
+        .values({ key: conversationKey, jobId })
+        .onConflictDoUpdate({ target: smartplusConversations.key, set: { jobId, createdAt: sql`now()` } });
+    },
+    async forConversation(conversationKey, accountId) {
+      const rows = await db
+        .select({ job: jobs })
+        .from(smartplusConversations)
+        .innerJoin(jobs, eq(jobs.id, smartplusConversations.jobId))
+        .where(and(eq(smartplusConversations.key, conversationKey), eq(jobs.accountId, accountId)))
+        .limit(1);
+      return rows[0]?.job ?? null;
+    },
+    async get(jobId) {
+      const rows = await db.select().from(jobs).where(eq(jobs.id, jobId)).limit(1);
+      return rows[0] ?? null;
+    },
+    async issueToken(jobId, ttlMs) {
+      const { token, hash } = generateJobToken();
+      await db.insert(smartplusJobTokens).values({ tokenHash: hash, jobId, expiresAt: after(ttlMs) });
+      return token;
+    },
+    async checkToken(token) {
+      const rows = await db
+        .select({ jobId: smartplusJobTokens.jobId, live: sql<boolean>`${smartplusJobTokens.expiresAt} > now()` })
+        .from(smartplusJobTokens)
+        .where(eq(smartplusJobTokens.tokenHash, hashJobToken(token)))
+        .limit(1);
+      const row = rows[0];
+      if (!row) return { kind: "unknown" };
+      return row.live ? { kind: "valid", jobId: row.jobId } : { kind: "expired", jobId: row.jobId };
+    },
+    async markUploaded(jobId, fileCount, bytes) {
+      const rows = await db
+        .update(jobs)
+        .set({ state: "queued", fileCount, uploadBytes: bytes, phase: "queued", queuedAt: sql`now()`, updatedAt: sql`now()` })
+        .where(and(eq(jobs.id, jobId), eq(jobs.state, "awaiting_upload"), sql`${jobs.expiresAt} > now()`))
+        .returning({ id: jobs.id });
+      return rows.length === 1;
+    },
+    async claim(worker, leaseMs, maxClaims) {
+      // One statement: the sub-select locks one claimable row and skips rows other workers hold.
+      const rows = await db
+        .update(jobs)
+        .set({ state: "running", worker, leaseUntil: after(leaseMs), claims: sql`${jobs.claims} + 1`, startedAt: sql`coalesce(${jobs.startedAt}, now())`, updatedAt: sql`now()` })
+        .where(
+          sql`${jobs.id} = (select id from smartplus_jobs
+            where expires_at > now() and (state = 'queued' or (state = 'running' and lease_until < now() and claims < ${maxClaims}))
+            order by queued_at limit 1 for update skip locked)`,
+        )
+        .returning();
+      return rows[0] ?? null;
+    },
+    async renew(jobId, worker, leaseMs, phase) {
+      const rows = await db
+        .update(jobs)
+        .set({ leaseUntil: after(leaseMs), updatedAt: sql`now()`, ...(phase !== undefined ? { phase } : {}) })
+        .where(and(eq(jobs.id, jobId), eq(jobs.worker, worker), eq(jobs.state, "running")))
+        .returning({ id: jobs.id });
+      return rows.length === 1;
+    },
+    async finishReady(jobId, worker, summary) {
+      const rows = await db
+        .update(jobs)
+        .set({ state: "ready", summary, phase: "ready", leaseUntil: null, finishedAt: sql`now()`, updatedAt: sql`now()` })
+        .where(and(eq(jobs.id, jobId), eq(jobs.worker, worker), eq(jobs.state, "running")))
+        .returning({ id: jobs.id });
+      return rows.length === 1;
+    },
+    async fail(jobId, message, worker) {
+      const holder = worker === undefined ? sql`true` : and(eq(jobs.worker, worker), eq(jobs.state, "running"));
+      const rows = await db
+        .update(jobs)
+        .set({ state: "failed", error: message, phase: "failed", leaseUntil: null, finishedAt: sql`now()`, updatedAt: sql`now()` })
+        .where(and(eq(jobs.id, jobId), sql`${jobs.state} not in ('ready', 'failed', 'expired')`, holder))
+        .returning({ id: jobs.id });
+      return rows.length === 1;
+    },
+    async expireDue() {
+      const rows = await db
+        .update(jobs)
+        .set({ state: "expired", phase: "expired", leaseUntil: null, updatedAt: sql`now()` })
+        .where(and(lt(jobs.expiresAt, sql`now()`), sql`${jobs.state} <> 'expired'`))
+        .returning({ id: jobs.id });
+      return rows.map((row) => row.id);
+    },
+    async failAbandoned(maxClaims) {
+      const rows = await db
+        .update(jobs)
+        .set({ state: "failed", phase: "failed", error: `the job stopped its worker ${maxClaims} times and was given up`, leaseUntil: null, finishedAt: sql`now()`, updatedAt: sql`now()` })
+        .where(and(eq(jobs.state, "running"), lt(jobs.leaseUntil, sql`now()`), sql`${jobs.claims} >= ${maxClaims}`))
+        .returning({ id: jobs.id });
+      return rows.map((row) => row.id);
+    },
+  };
+}
+
+/** Whether a job will not change any more. */
+export const isFinal = (job: Job): boolean => (FINAL as readonly string[]).includes(job.state);

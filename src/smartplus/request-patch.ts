@@ -1,0 +1,84 @@
+import type { Effort } from "../canonical/effort.ts";
+import { GatewayError } from "../canonical/gateway-error.ts";
+import type { WireFormat } from "../canonical/wire-format.ts";
+import type { ModelConfig } from "../config/schema.ts";
+import { CLIENT_FORMATS } from "../formats/client-formats.ts";
+import { clampEffort } from "../routing/clamp-effort.ts";
+import { UPSTREAM_ADAPTERS } from "../upstream/adapters.ts";
+import { setChatEffort } from "../upstream/chat/set-chat-effort.ts";
+import type { EffortResult, JsonObject } from "../upstream/effort-result.ts";
+import { fitThinkingConstraints } from "../upstream/messages/fit-thinking-constraints.ts";
+import { setMessagesEffort } from "../upstream/messages/set-messages-effort.ts";
+import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
+import { API_PATHS, type ResolvedProvider } from "../upstream/resolve-providers.ts";
+import { setResponsesEffort } from "../upstream/responses/set-responses-effort.ts";
+
+const SET_EFFORT: Readonly<Record<WireFormat, (body: JsonObject, effort: Effort, model: ModelConfig) => EffortResult>> = {
+  messages: setMessagesEffort,
+  chat: setChatEffort,
+  responses: setResponsesEffort,
+};
+
+/** A whole-repository answer at max effort takes minutes, far beyond a chat call's first-byte timeout. */
+const PATCH_TIMEOUT_MS = 15 * 60_000;
+
+/** Enough room for a large diff without asking for a model's whole output allowance. */
+const MAX_PATCH_TOKENS = 64_000;
+
+export interface PatchModel {
+  readonly name: string;
+  readonly model: ModelConfig;
+  readonly provider: ResolvedProvider;
+  readonly effort: Effort;
+}
+
+/** Output tokens asked for a patch answer. */
+export const patchOutputTokens = (model: ModelConfig): number => Math.min(model.maxOutputTokens, MAX_PATCH_TOKENS);
+
+/**
+ * Asks the model for the patch: one user message, no stream, the model's first API, at the job's
+ * effort (clamped to what the model supports). Written as a Messages body and translated through
+ * the canonical model when the model speaks another API, like any cross-format request.
+ */
+export async function requestPatch(target: PatchModel, prompt: string, signal: AbortSignal): Promise<string> {
+  const { model, provider } = target;
+  const api = model.apis[0]!;
+  const messagesBody: JsonObject = { model: model.upstreamId, max_tokens: patchOutputTokens(model), messages: [{ role: "user", content: prompt }] };
+  let body: JsonObject;
+  if (api === "messages") body = messagesBody;
+  else {
+    const canonical = CLIENT_FORMATS.messages.decodeRequest(messagesBody).value;
+    body = UPSTREAM_ADAPTERS[api].encodeRequest(canonical, { upstreamModelId: model.upstreamId, model }).value;
+  }
+  SET_EFFORT[api](body, clampEffort(target.effort, model.efforts), model);
+  if (api === "messages") fitThinkingConstraints(body);
+  const response = await fetch(provider.baseUrl + API_PATHS[api], {
+    method: "POST",
+    headers: buildForwardHeaders(api, new Headers(), provider, false),
+    body: JSON.stringify(body),
+    signal: AbortSignal.any([signal, AbortSignal.timeout(PATCH_TIMEOUT_MS)]),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new GatewayError(502, "upstream_error", `the model answered ${response.status}`);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new GatewayError(502, "upstream_error", "the model's answer was not JSON");
+  }
+  const decoded = UPSTREAM_ADAPTERS[api].decodeResponse(json).value;
+  return decoded.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+}
+
+/** The diff in a model's answer: a fenced `diff`/`patch` block, else the text from the first `diff --git` or `--- `. */
+export function extractDiff(answer: string): { diff: string; rest: string } | null {
+  const fenced = /```(?:diff|patch)?[^\n]*\n([\s\S]*?)```/.exec(answer);
+  if (fenced && /^(diff --git |--- )/m.test(fenced[1]!)) {
+    const rest = (answer.slice(0, fenced.index) + answer.slice(fenced.index + fenced[0].length)).trim();
+    return { diff: fenced[1]!.endsWith("\n") ? fenced[1]! : `${fenced[1]}\n`, rest };
+  }
+  const start = /^(diff --git |--- )/m.exec(answer);
+  if (!start) return null;
+  const diff = answer.slice(start.index);
+  return { diff: diff.endsWith("\n") ? diff : `${diff}\n`, rest: answer.slice(0, start.index).trim() };
+}
