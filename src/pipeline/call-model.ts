@@ -14,6 +14,7 @@ import { setMessagesEffort } from "../upstream/messages/set-messages-effort.ts";
 import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
 import { forwardSameFormat } from "../upstream/passthrough/forward-same-format.ts";
 import { sniffUsage } from "../upstream/passthrough/sniff-usage.ts";
+import { readResponseId } from "./read-response-id.ts";
 import { rebuildStreamAnswer } from "./rebuild-answer.ts";
 import { API_PATHS, type ResolvedProvider } from "../upstream/resolve-providers.ts";
 import { setResponsesEffort } from "../upstream/responses/set-responses-effort.ts";
@@ -50,6 +51,10 @@ export interface ModelCall {
    * signed: it is stripped from the history before a different model is called.
    */
   readonly pinnedModel: string | null;
+  /** Assistant turns answered before the conversation switched to `pinnedModel`: their thinking is stripped even for it. */
+  readonly foreignTurns?: number;
+  /** Responses streams passed through: the id the client was sent, read from the first event at the stream's end. */
+  readonly onResponseId?: (modelName: string, responseId: string) => void;
 }
 
 export interface ModelAnswer {
@@ -64,9 +69,10 @@ export interface ModelAnswer {
   readonly warnings: readonly string[];
 }
 
-/** The same-format path of a model switch: the raw body without the other model's thinking. */
-function stripRawThinking(format: WireFormat, body: JsonObject): { value: JsonObject; thinkingMustBeOff: boolean } {
-  if (format === "messages") return stripMessagesThinking(body);
+/** The same-format path of a model switch: the raw body without the other model's thinking (in its first `turns` assistant turns). */
+function stripRawThinking(format: WireFormat, body: JsonObject, turns: number): { value: JsonObject; thinkingMustBeOff: boolean } {
+  if (turns === 0) return { value: body, thinkingMustBeOff: false };
+  if (format === "messages") return stripMessagesThinking(body, turns);
   if (format === "responses") return { value: stripResponsesReasoning(body).value, thinkingMustBeOff: false };
   return { value: body, thinkingMustBeOff: false };
 }
@@ -98,7 +104,7 @@ function needsThinkingOff(request: CanonicalRequest): boolean {
 export async function callModel(call: ModelCall, name: string, model: ModelConfig, wanted: Effort, provider: ResolvedProvider, clientHeaders: Headers): Promise<ModelAnswer> {
   const switching = call.pinnedModel !== null && call.pinnedModel !== name;
   if (model.apis.includes(call.format)) {
-    const stripped = switching ? stripRawThinking(call.format, call.body) : { value: call.body, thinkingMustBeOff: false };
+    const stripped = stripRawThinking(call.format, call.body, switching ? Infinity : (call.foreignTurns ?? 0));
     const body: JsonObject = { ...stripped.value, model: model.upstreamId };
     const effort = stripped.thinkingMustBeOff && call.format === "messages" ? "off" : wanted;
     const set = SET_EFFORT[call.format](body, effort, model);
@@ -119,6 +125,8 @@ export async function callModel(call: ModelCall, name: string, model: ModelConfi
       hideUsageChunk,
       keepChunks: call.collect,
       onEnd: (end) => {
+        const responseId = call.onResponseId ? readResponseId(end.firstEvent) : undefined;
+        if (responseId) call.onResponseId!(name, responseId);
         const usage = end.hiddenUsageChunk !== undefined ? sniffUsage("chat", [Buffer.from(end.hiddenUsageChunk)]) : sniffUsage(call.format, end.tail, end.firstEvent);
         const rebuilt = end.chunks ? rebuildStreamAnswer(call.format, end.chunks) : null;
         // A hidden usage chunk is not among the chunks sent: its usage is the answer's.
@@ -138,7 +146,7 @@ export async function callModel(call: ModelCall, name: string, model: ModelConfi
   const api = model.apis[0]!;
   const adapter = UPSTREAM_ADAPTERS[api];
   const decoded = call.canonical();
-  const stripped = stripForeignThinking(decoded.value, name, call.pinnedModel);
+  const stripped = stripForeignThinking(decoded.value, name, call.pinnedModel, call.foreignTurns);
   const request = switching ? normalizeToolIds(stripped.value, api).value : stripped.value;
   const encoded = adapter.encodeRequest(request, { upstreamModelId: model.upstreamId, model });
   const body = encoded.value;

@@ -28,6 +28,7 @@ import { newRequestId } from "./new-request-id.ts";
 import { readJsonBody } from "./read-json-body.ts";
 import { decodeAnswerBytes } from "./rebuild-answer.ts";
 import { renderError, toGatewayError } from "./render-error.ts";
+import { readResponseId } from "./read-response-id.ts";
 import { trackRequest } from "./track-request.ts";
 
 const checkBody: Readonly<Record<WireFormat, (body: unknown) => unknown>> = {
@@ -61,8 +62,9 @@ interface Route {
   readonly taskClass?: string;
   readonly candidates: readonly Candidate[];
   readonly pinnedModel: string | null;
-  /** Pins the conversation to the model that answered (fire and forget). */
-  pin(modelName: string): void;
+  readonly foreignTurns: number;
+  /** Pins the conversation to the model that answered (fire and forget); Responses: also under the answer's id. */
+  pin(modelName: string, responseId?: string): void;
 }
 
 /**
@@ -82,7 +84,7 @@ async function routeRequest(
     const route = chooseRoute(deps.config, tier);
     const names = [route.modelName, ...deps.config.tiers[tier].models.filter((name) => name !== route.modelName)];
     const candidates = names.map((name) => ({ name, model: deps.config.models[name]!, effort: route.effort }));
-    return { ...route, candidates, pinnedModel: null, pin: () => {} };
+    return { ...route, candidates, pinnedModel: null, foreignTurns: 0, pin: () => {} };
   }
   const request = decode().value;
   const decision = await decideRoute(routing, { principal, tier, request, format, sessionId: readSessionId(headers, request) });
@@ -94,7 +96,8 @@ async function routeRequest(
     taskClass: decision.taskClass,
     candidates: decision.candidates.map((c) => ({ name: c.name, model: c.model, effort: decision.effort })),
     pinnedModel: decision.pinnedModel,
-    pin: (modelName) => void decision.recordOutcome(modelName).catch(() => {}),
+    foreignTurns: decision.foreignTurns,
+    pin: (modelName, responseId) => void decision.recordOutcome(modelName, { responseId }).catch(() => {}),
   };
 }
 
@@ -140,6 +143,13 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     deps.logBody?.(requestId, body);
     const tier = resolveTier(typeof body.model === "string" ? body.model : undefined, principal);
     fields.tier = tier;
+    if (tier === "smart-plus" && deps.smartPlus) {
+      fields.source = "smartplus";
+      const held = lease;
+      const response = await deps.smartPlus.turn({ format, request, body, principal, requestId, headers, onEnd: () => (held.release(), track.finish(200)) });
+      track.markFirstByte();
+      return response;
+    }
 
     const cache = deps.responseCache;
     const cacheControl = cache ? readCacheControl(request.headers) : undefined;
@@ -180,6 +190,8 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
       canonical: decode,
       collect: store !== undefined,
       pinnedModel: route.pinnedModel,
+      foreignTurns: route.foreignTurns,
+      ...(format === "responses" ? { onResponseId: (name: string, id: string) => route.pin(name, id) } : {}),
       onStreamEnd: (outcome) => {
         lease.release();
         if (store && outcome.response && cacheKey) store.put(cacheKey, outcome.response, answeredHeaders);
@@ -205,7 +217,10 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     fields.effort = answer.effort;
     fields.warnings.push(...answer.warnings);
     answeredHeaders = routerHeaders(format, requestId, tier, candidate.name, answer.effort, route.source);
-    route.pin(candidate.name);
+    // A later `previous_response_id` names this answer: pin under its id too (a stream's is
+    // pinned at its end, by `onResponseId`).
+    const responseId = format === "responses" && !(answer.body instanceof ReadableStream) ? readResponseId(answer.body) : undefined;
+    route.pin(candidate.name, responseId);
     headers = { ...limitHeaders, ...answeredHeaders, "content-type": answer.contentType };
     if (stream) headers["cache-control"] = "no-cache";
     track.markFirstByte();

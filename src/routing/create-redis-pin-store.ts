@@ -12,7 +12,8 @@ function readPin(text: string | null): ConversationPin | null {
     if (typeof pin.model !== "string" || typeof pin.taskClass !== "string" || !isEffort(pin.baseEffort)) return null;
     const steps = typeof escalation?.steps === "number" ? escalation.steps : 0;
     const seen = typeof escalation?.seen === "string" ? escalation.seen : "";
-    return { model: pin.model, taskClass: pin.taskClass, baseEffort: pin.baseEffort, escalation: { steps, seen } };
+    const read: ConversationPin = { model: pin.model, taskClass: pin.taskClass, baseEffort: pin.baseEffort, escalation: { steps, seen } };
+    return typeof pin.foreignTurns === "number" && pin.foreignTurns > 0 ? { ...read, foreignTurns: pin.foreignTurns } : read;
   } catch {
     return null;
   }

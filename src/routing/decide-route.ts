@@ -14,7 +14,7 @@ import { extractTaskSignals, type TaskSignals } from "./extract-task-signals.ts"
 import { hashKey } from "./hash-key.ts";
 import { listCandidates, whyUnfit, type Candidate, type ModelRequirements } from "./list-candidates.ts";
 import { continuesLoop, pickRoute } from "./pick-route.ts";
-import type { EscalationState } from "./pin-store.ts";
+import type { ConversationPin, EscalationState } from "./pin-store.ts";
 import { NO_ESCALATION, readTurnOutcome, updateEscalation, type TurnOutcome } from "./track-escalation.ts";
 
 export interface DecideRouteInput {
@@ -51,6 +51,8 @@ export interface RoutingDecision {
   readonly conversationKey: string;
   /** The model the conversation was pinned to before this request; strip foreign thinking when another answers. */
   readonly pinnedModel: string | null;
+  /** Assistant turns answered before the conversation switched to `pinnedModel` (their thinking is foreign to it). */
+  readonly foreignTurns: number;
   readonly escalation: { readonly steps: number; readonly outcome: TurnOutcome };
   readonly signals: TaskSignals;
   readonly needs: ModelRequirements;
@@ -82,6 +84,8 @@ async function classify(routing: Routing, tier: Tier, signals: TaskSignals, dryR
   if (!dryRun) routing.decisionCache.put(key, value);
   return { value, cached: false };
 }
+
+const assistantTurns = (request: CanonicalRequest): number => request.messages.filter((m) => m.role === "assistant").length;
 
 function noModelFits(routing: Routing, tier: Tier, needs: ModelRequirements): GatewayError {
   const pool = routing.config.tiers[tier].models;
@@ -129,12 +133,21 @@ export async function decideRoute(routing: Routing, input: DecideRouteInput): Pr
     candidates,
     conversationKey: key,
     pinnedModel: pin?.model ?? null,
+    foreignTurns: pin?.foreignTurns ?? 0,
     escalation: { steps: escalation.steps, outcome: routing.escalation.enabled ? readTurnOutcome(signals, routing.escalation) : "neutral" },
     signals,
     needs,
     cached: classified?.cached ?? true,
     async recordOutcome(modelThatAnswered, options = {}) {
-      const next = { model: modelThatAnswered, taskClass: pick.taskClass, baseEffort: pick.baseEffort, escalation };
+      // A switch makes every assistant turn so far another model's; on the same model they stay so.
+      const foreignTurns = !pin ? 0 : pin.model === modelThatAnswered ? (pin.foreignTurns ?? 0) : assistantTurns(request);
+      const next: ConversationPin = {
+        model: modelThatAnswered,
+        taskClass: pick.taskClass,
+        baseEffort: pick.baseEffort,
+        escalation,
+        ...(foreignTurns > 0 ? { foreignTurns } : {}),
+      };
       await routing.pins.set(key, next, ttl);
       if (options.responseId) await routing.pins.set(responseConversationKey(input.principal.accountId, tier, options.responseId), next, ttl);
     },

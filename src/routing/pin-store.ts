@@ -14,6 +14,11 @@ export interface ConversationPin {
   /** The class's effort before escalation. */
   readonly baseEffort: Effort;
   readonly escalation: EscalationState;
+  /**
+   * How many assistant turns of the history were answered before the conversation last switched
+   * to `model`: their thinking is another model's and must not reach this one (absent: none).
+   */
+  readonly foreignTurns?: number;
 }
 
 /** The pin map: in process by default, Redis when REDIS_URL is set. Both expire pins after a TTL. */

@@ -33,21 +33,28 @@ function agentLoopStart(messages: readonly CanonicalMessage[]): number {
  * Removes thinking and redacted-thinking parts from the history when the model that will answer is
  * not the conversation's pinned model. Signatures are bound to the model that produced them and we
  * cannot tell who that was, so on a switch none of them may go to the new upstream ("invalid
- * signature"). A message left empty is dropped. Same model, or no pin (nothing says the history
- * came from another model: the client replays what it was answered), → the request itself.
+ * signature"). A message left empty is dropped. On the pinned model itself, only the first
+ * `foreignTurns` assistant turns are cleaned: they were answered before the conversation last
+ * switched to it (see `ConversationPin.foreignTurns`). No pin (nothing says the history came from
+ * another model: the client replays what it was answered) → the request itself.
  */
 export function stripForeignThinking(
   request: CanonicalRequest,
   answeringModel: string,
   pinnedModel: string | null,
+  foreignTurns = 0,
 ): StripResult<CanonicalRequest> {
-  if (pinnedModel === answeringModel || pinnedModel === null) return { value: request, warnings: [], thinkingMustBeOff: false };
+  if (pinnedModel === null) return { value: request, warnings: [], thinkingMustBeOff: false };
+  const limit = pinnedModel === answeringModel ? foreignTurns : Infinity;
+  if (limit === 0) return { value: request, warnings: [], thinkingMustBeOff: false };
   let removed = 0;
+  let assistants = 0;
   const loopStart = agentLoopStart(request.messages);
   let thinkingMustBeOff = false;
   const messages: CanonicalMessage[] = [];
   for (const [i, message] of request.messages.entries()) {
-    if (!message.content.some(isThinking)) {
+    const inScope = message.role === "assistant" ? assistants++ < limit : limit === Infinity;
+    if (!inScope || !message.content.some(isThinking)) {
       messages.push(message);
       continue;
     }
@@ -57,9 +64,10 @@ export function stripForeignThinking(
     if (content.length > 0) messages.push({ ...message, content });
   }
   if (removed === 0) return { value: request, warnings: [], thinkingMustBeOff: false };
+  const from = limit === Infinity ? `produced by ${pinnedModel}` : `of turns answered before the switch to ${answeringModel}`;
   return {
     value: { ...request, messages },
-    warnings: [`removed ${removed} thinking block(s) produced by ${pinnedModel} before sending to ${answeringModel}`],
+    warnings: [`removed ${removed} thinking block(s) ${from} before sending to ${answeringModel}`],
     thinkingMustBeOff,
   };
 }

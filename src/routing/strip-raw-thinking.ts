@@ -24,16 +24,19 @@ function agentLoopStart(messages: readonly unknown[]): number {
 
 /**
  * Messages body: drops `thinking`/`redacted_thinking` blocks from assistant messages (and messages
- * left empty). `thinkingMustBeOff`: some were in the running agent loop, so send thinking disabled.
+ * left empty), from the first `assistantTurns` of them only when given. `thinkingMustBeOff`: some
+ * were in the running agent loop, so send thinking disabled.
  */
-export function stripMessagesThinking(body: JsonRecord): { value: JsonRecord; removed: number; thinkingMustBeOff: boolean } {
+export function stripMessagesThinking(body: JsonRecord, assistantTurns = Infinity): { value: JsonRecord; removed: number; thinkingMustBeOff: boolean } {
   if (!Array.isArray(body.messages)) return { value: body, removed: 0, thinkingMustBeOff: false };
   let removed = 0;
+  let assistants = 0;
   let thinkingMustBeOff = false;
   const loopStart = agentLoopStart(body.messages);
   const messages: unknown[] = [];
   for (const [i, message] of body.messages.entries()) {
-    if (!isRecord(message) || message.role !== "assistant" || !Array.isArray(message.content) || !message.content.some(isThinkingBlock)) {
+    const isAssistant = isRecord(message) && message.role === "assistant";
+    if (!isAssistant || assistants++ >= assistantTurns || !Array.isArray(message.content) || !message.content.some(isThinkingBlock)) {
       messages.push(message);
       continue;
     }

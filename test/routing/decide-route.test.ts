@@ -70,6 +70,29 @@ describe("decideRoute", () => {
     expect(await step("e", "12 passed")).toMatchObject({ effort: "medium", escalation: { steps: 0 } });
   });
 
+  test("a switch of model marks the turns answered before it, until the next switch", async () => {
+    const r = routing();
+    const turn1 = ask("Add a cache to the user service");
+    const d1 = await decide(r, turn1);
+    await d1.recordOutcome("sim-normal");
+    const turn2 = request([...turn1.messages, assistant("Added."), user("Now add tests")], { system, tools: [bashTool] });
+    const d2 = await decide(r, turn2);
+    expect(d2).toMatchObject({ pinnedModel: "sim-normal", foreignTurns: 0 });
+    await d2.recordOutcome("sim-normal-b"); // failover: the one assistant turn so far is another model's
+    const turn3 = request([...turn2.messages, assistant("Tests added."), user("Run them")], { system, tools: [bashTool] });
+    const d3 = await decide(r, turn3);
+    expect(d3).toMatchObject({ pinnedModel: "sim-normal-b", foreignTurns: 1 });
+    await d3.recordOutcome("sim-normal-b"); // the same model again: the mark stays
+    const turn4 = request([...turn3.messages, assistant("All green."), user("Thanks")], { system, tools: [bashTool] });
+    const d4 = await decide(r, turn4);
+    expect(d4).toMatchObject({ pinnedModel: "sim-normal-b", foreignTurns: 1 });
+    await d4.recordOutcome("sim-normal"); // back: every turn so far was answered before this switch
+    expect(await decide(r, request([...turn4.messages, assistant("You are welcome."), user("Bye")], { system, tools: [bashTool] }))).toMatchObject({
+      pinnedModel: "sim-normal",
+      foreignTurns: 3,
+    });
+  });
+
   test("previous_response_id finds the conversation of the response it continues", async () => {
     const r = routing();
     const d1 = await decide(r, ask("Add a cache to the user service"));

@@ -37,6 +37,18 @@ describe("stripForeignThinking (canonical)", () => {
     expect(stripForeignThinking(loopWithoutThinking, "m2", "m1").thinkingMustBeOff).toBe(false);
   });
 
+  test("on the pinned model, only the turns answered before the switch to it are cleaned", () => {
+    // Turn 1 by m1, then the conversation switched to m2, which answered the rest.
+    const mixed = request([user("a"), assistant(thinking("m1's"), "one"), user("b"), assistant(thinking("m2's"), toolCall("t1")), user(toolResult("t1", "x"))]);
+    const { value, warnings, thinkingMustBeOff } = stripForeignThinking(mixed, "m2", "m2", 1);
+    expect(value.messages.map((m) => m.content.map((p) => p.type))).toEqual([["text"], ["text"], ["text"], ["thinking", "tool_call"], ["tool_result"]]);
+    expect(warnings[0]).toContain("removed 1 thinking block(s) of turns answered before the switch to m2");
+    expect(thinkingMustBeOff).toBe(false); // the running loop keeps m2's own thinking
+    expect(stripForeignThinking(mixed, "m2", "m2", 0).value).toBe(mixed);
+    // Another model than the pin: everything goes, whatever the count.
+    expect(stripForeignThinking(mixed, "m1", "m2", 1).warnings[0]).toContain("removed 2 thinking block(s)");
+  });
+
   test("a history without thinking is returned as is", () => {
     const plain = request([user("a"), assistant("b")]);
     expect(stripForeignThinking(plain, "m2", "m1").value).toBe(plain);
@@ -97,6 +109,16 @@ describe("raw bodies", () => {
       ],
     };
     expect(stripMessagesThinking(body)).toMatchObject({ removed: 1, thinkingMustBeOff: true });
+  });
+
+  test("Messages: with a count, only the first assistant turns are cleaned", () => {
+    const first = { role: "assistant", content: [{ type: "thinking", thinking: "t1", signature: "s1" }, { type: "text", text: "one" }] };
+    const second = { role: "assistant", content: [{ type: "thinking", thinking: "t2", signature: "s2" }, { type: "text", text: "two" }] };
+    const body = { messages: [{ role: "user", content: "a" }, first, { role: "user", content: "b" }, second, { role: "user", content: "c" }] };
+    const { value, removed } = stripMessagesThinking(body, 1);
+    expect(removed).toBe(1);
+    expect(value.messages).toEqual([body.messages[0], { role: "assistant", content: [{ type: "text", text: "one" }] }, body.messages[2], second, body.messages[4]]);
+    expect(stripMessagesThinking(body, 0).value).toBe(body);
   });
 
   test("Responses: reasoning input items are removed", () => {
