@@ -1,3 +1,4 @@
+import { SET_EFFORT } from "../upstream/set-effort.ts";
 import type { Converted } from "../canonical/converted.ts";
 import type { Effort } from "../canonical/effort.ts";
 import type { CanonicalRequest } from "../canonical/request.ts";
@@ -7,28 +8,19 @@ import type { ModelConfig } from "../config/schema.ts";
 import type { EncodeContext } from "../formats/client-format.ts";
 import { CLIENT_FORMATS } from "../formats/client-formats.ts";
 import { UPSTREAM_ADAPTERS } from "../upstream/adapters.ts";
-import { setChatEffort } from "../upstream/chat/set-chat-effort.ts";
-import { isJsonObject, type EffortResult, type JsonObject } from "../upstream/effort-result.ts";
+import { isJsonObject, type JsonObject } from "../upstream/effort-result.ts";
 import { fitThinkingConstraints } from "../upstream/messages/fit-thinking-constraints.ts";
-import { setMessagesEffort } from "../upstream/messages/set-messages-effort.ts";
 import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
 import { forwardSameFormat } from "../upstream/passthrough/forward-same-format.ts";
 import { sniffUsage } from "../upstream/passthrough/sniff-usage.ts";
 import { readResponseId } from "./read-response-id.ts";
 import { rebuildStreamAnswer } from "./rebuild-answer.ts";
 import { API_PATHS, type ResolvedProvider } from "../upstream/resolve-providers.ts";
-import { setResponsesEffort } from "../upstream/responses/set-responses-effort.ts";
 import { normalizeToolIds } from "../routing/normalize-tool-ids.ts";
 import { stripForeignThinking } from "../routing/strip-foreign-thinking.ts";
 import { stripMessagesThinking, stripResponsesReasoning } from "../routing/strip-raw-thinking.ts";
 import { forwardTranslated } from "../upstream/translated/forward-translated.ts";
 import type { StreamOutcome } from "../upstream/translated/stream-outcome.ts";
-
-const SET_EFFORT: Readonly<Record<WireFormat, (body: JsonObject, effort: Effort, model: ModelConfig) => EffortResult>> = {
-  messages: setMessagesEffort,
-  chat: setChatEffort,
-  responses: setResponsesEffort,
-};
 
 const NO_WARNINGS: readonly string[] = [];
 

@@ -1,14 +1,11 @@
+import { SET_EFFORT } from "../upstream/set-effort.ts";
 import type { CanonicalRequest } from "../canonical/request.ts";
 import type { Config } from "../config/schema.ts";
 import type { AskClass } from "../routing/classify-with-llm.ts";
 import { UPSTREAM_ADAPTERS } from "../upstream/adapters.ts";
 import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
 import { API_PATHS, type ResolvedProvider } from "../upstream/resolve-providers.ts";
-import { setChatEffort } from "../upstream/chat/set-chat-effort.ts";
-import { setMessagesEffort } from "../upstream/messages/set-messages-effort.ts";
-import { setResponsesEffort } from "../upstream/responses/set-responses-effort.ts";
 
-const SET_EFFORT = { messages: setMessagesEffort, chat: setChatEffort, responses: setResponsesEffort } as const;
 const NO_HEADERS = new Headers();
 
 /**

@@ -1,23 +1,14 @@
+import { SET_EFFORT } from "../upstream/set-effort.ts";
 import type { Effort } from "../canonical/effort.ts";
 import { GatewayError } from "../canonical/gateway-error.ts";
-import type { WireFormat } from "../canonical/wire-format.ts";
 import type { ModelConfig } from "../config/schema.ts";
 import { CLIENT_FORMATS } from "../formats/client-formats.ts";
 import { clampEffort } from "../routing/clamp-effort.ts";
 import { UPSTREAM_ADAPTERS } from "../upstream/adapters.ts";
-import { setChatEffort } from "../upstream/chat/set-chat-effort.ts";
-import type { EffortResult, JsonObject } from "../upstream/effort-result.ts";
+import type { JsonObject } from "../upstream/effort-result.ts";
 import { fitThinkingConstraints } from "../upstream/messages/fit-thinking-constraints.ts";
-import { setMessagesEffort } from "../upstream/messages/set-messages-effort.ts";
 import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
 import { API_PATHS, type ResolvedProvider } from "../upstream/resolve-providers.ts";
-import { setResponsesEffort } from "../upstream/responses/set-responses-effort.ts";
-
-const SET_EFFORT: Readonly<Record<WireFormat, (body: JsonObject, effort: Effort, model: ModelConfig) => EffortResult>> = {
-  messages: setMessagesEffort,
-  chat: setChatEffort,
-  responses: setResponsesEffort,
-};
 
 /** A whole-repository answer at max effort takes minutes, far beyond a chat call's first-byte timeout. */
 const PATCH_TIMEOUT_MS = 15 * 60_000;

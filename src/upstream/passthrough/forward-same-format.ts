@@ -1,6 +1,7 @@
 import { GatewayError } from "../../canonical/gateway-error.ts";
 import type { WireFormat } from "../../canonical/wire-format.ts";
 import { classifyUpstreamError } from "../classify-upstream-error.ts";
+import { callFailure } from "../call-failure.ts";
 import { createCallGuard, type AbortCause } from "../create-call-guard.ts";
 import { readFirstEvent, type ByteReader } from "../sse/read-first-event.ts";
 import { checkFirstEvent } from "./check-first-event.ts";
@@ -33,20 +34,6 @@ export interface Forwarded {
   readonly contentType: string;
 }
 
-const unreachable = (reason: string): GatewayError =>
-  new GatewayError(502, "api_error", `upstream unreachable: ${reason}`, { retryable: true });
-
-const timedOut = (ms: number): GatewayError =>
-  new GatewayError(504, "timeout_error", `upstream did not answer within ${ms} ms`, { retryable: true });
-
-/** Why an upstream call failed before committing: the client left, the deadline passed, or the network. */
-function failureOf(error: unknown, request: ForwardRequest, cause: AbortCause | undefined): GatewayError {
-  if (error instanceof GatewayError) return error;
-  if (cause === "client") return new GatewayError(499, "api_error", "client closed the request");
-  if (cause === "deadline") return timedOut(request.timeoutMs);
-  return unreachable(error instanceof Error ? error.message : String(error));
-}
-
 async function openUpstream(request: ForwardRequest, signal: AbortSignal): Promise<Response> {
   const response = await fetch(request.url, { method: "POST", headers: request.headers, body: request.body, signal });
   if (!response.ok) {
@@ -75,7 +62,7 @@ export async function forwardSameFormat(request: ForwardRequest): Promise<Forwar
     const response = await openUpstream(request, upstream.signal);
     return request.stream ? await startStream(response, request) : await readBody(response, request);
   } catch (error) {
-    throw failureOf(error, request, cause);
+    throw callFailure(error, request.timeoutMs, cause);
   } finally {
     release();
   }

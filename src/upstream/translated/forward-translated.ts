@@ -3,6 +3,7 @@ import type { CanonicalResponse } from "../../canonical/response.ts";
 import type { StreamEvent } from "../../canonical/stream-event.ts";
 import { collectStreamResponse, newStreamCollector, type StreamCollector } from "../../cache/collect-stream-response.ts";
 import type { ClientFormat, EncodeContext } from "../../formats/client-format.ts";
+import { callFailure } from "../call-failure.ts";
 import { createCallGuard, type AbortCause } from "../create-call-guard.ts";
 import { classifyUpstreamError } from "../classify-upstream-error.ts";
 import { createSseSplitter, type SseSplitter } from "../sse/create-sse-splitter.ts";
@@ -39,14 +40,6 @@ export interface Translated {
 
 const guard = createCallGuard();
 
-function failureOf(error: unknown, timeoutMs: number, cause: AbortCause | undefined): GatewayError {
-  if (error instanceof GatewayError) return error;
-  if (cause === "client") return new GatewayError(499, "api_error", "client closed the request");
-  if (cause === "deadline") return new GatewayError(504, "timeout_error", `upstream did not answer within ${timeoutMs} ms`, { retryable: true });
-  const reason = error instanceof Error ? error.message : String(error);
-  return new GatewayError(502, "api_error", `upstream unreachable: ${reason}`, { retryable: true });
-}
-
 /**
  * Cross-format path: the upstream answers in its own API and the client gets its own format,
  * through the canonical model. Nothing is committed to the client before the first canonical
@@ -67,7 +60,7 @@ export async function forwardTranslated(request: TranslatedRequest): Promise<Tra
     }
     return request.stream ? await startStream(response, request) : await readAnswer(response, request);
   } catch (error) {
-    throw failureOf(error, request.timeoutMs, cause);
+    throw callFailure(error, request.timeoutMs, cause);
   } finally {
     release();
   }
