@@ -1,35 +1,36 @@
 import type { TSchema } from "@sinclair/typebox";
+import type { Principal } from "../accounts/principal.ts";
 import type { Converted } from "../canonical/converted.ts";
-import type { Effort } from "../canonical/effort.ts";
 import type { CanonicalRequest } from "../canonical/request.ts";
 import type { CanonicalResponse } from "../canonical/response.ts";
+import type { Tier } from "../canonical/tier.ts";
 import type { Usage } from "../canonical/usage.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import { buildResponseCacheKey, readCacheControl } from "../cache/build-response-cache-key.ts";
+import type { ResponseCache } from "../cache/create-response-cache.ts";
 import { ChatRequestSchema } from "../formats/chat/schema.ts";
 import { CLIENT_FORMATS } from "../formats/client-formats.ts";
 import { compileBodyCheck } from "../formats/compile-body-check.ts";
 import { MessagesRequestSchema } from "../formats/messages/schema.ts";
 import { ResponsesRequestSchema } from "../formats/responses/schema.ts";
 import type { Lease } from "../limits/limiter.ts";
-import { chooseRoute } from "../routing/choose-route.ts";
-import { decideRoute } from "../routing/decide-route.ts";
-import { readSessionId } from "../routing/read-session-id.ts";
-import type { Tier } from "../canonical/tier.ts";
 import { resolveTier } from "../routing/resolve-tier.ts";
 import type { JsonObject } from "../upstream/effort-result.ts";
 import { sniffUsage } from "../upstream/passthrough/sniff-usage.ts";
+import { acquireLease, NO_LEASE } from "./acquire-lease.ts";
 import { answerFromCache } from "./answer-from-cache.ts";
 import { authenticateRequest } from "./authenticate-request.ts";
 import type { ModelAnswer, ModelCall } from "./call-model.ts";
-import { callWithFailover, type Candidate } from "./call-with-failover.ts";
+import { callWithFailover } from "./call-with-failover.ts";
 import type { GatewayDeps } from "./gateway-deps.ts";
 import { newRequestId } from "./new-request-id.ts";
 import { readJsonBody } from "./read-json-body.ts";
+import { readResponseId } from "./read-response-id.ts";
 import { decodeAnswerBytes } from "./rebuild-answer.ts";
 import { renderError, toGatewayError } from "./render-error.ts";
-import { readResponseId } from "./read-response-id.ts";
-import { trackRequest } from "./track-request.ts";
+import { routeRequest } from "./route-request.ts";
+import { REQUEST_ID_HEADER, routerHeaders } from "./router-headers.ts";
+import { trackRequest, type RequestTracker } from "./track-request.ts";
 
 const checkBody: Readonly<Record<WireFormat, (body: unknown) => unknown>> = {
   messages: compileBodyCheck(MessagesRequestSchema),
@@ -37,92 +38,34 @@ const checkBody: Readonly<Record<WireFormat, (body: unknown) => unknown>> = {
   responses: compileBodyCheck(ResponsesRequestSchema as TSchema),
 };
 
-/** The SDKs read these for the request id of an answer. */
-const REQUEST_ID_HEADER: Readonly<Record<WireFormat, string>> = {
-  messages: "request-id",
-  chat: "x-request-id",
-  responses: "x-request-id",
-};
-
-function routerHeaders(format: WireFormat, requestId: string, tier: string, model: string, effort: Effort, source: string): Record<string, string> {
-  return {
-    "x-router-tier": tier,
-    "x-router-model": model,
-    "x-router-effort": effort,
-    "x-router-source": source,
-    "x-router-request-id": requestId,
-    [REQUEST_ID_HEADER[format]]: requestId,
-  };
+/** One request while it is served: what every step reads, and what it must hand on. */
+interface Served {
+  readonly format: WireFormat;
+  readonly request: Request;
+  readonly deps: GatewayDeps;
+  readonly requestId: string;
+  readonly track: RequestTracker;
+  readonly lease: Lease;
+  readonly principal: Principal;
+  readonly body: JsonObject;
+  readonly tier: Tier;
+  readonly stream: boolean;
 }
 
-interface Route {
-  readonly modelName: string;
-  readonly effort: Effort;
-  readonly source: string;
-  readonly taskClass?: string;
-  readonly candidates: readonly Candidate[];
-  readonly pinnedModel: string | null;
-  readonly foreignTurns: number;
-  /** Pins the conversation to the model that answered (fire and forget); Responses: also under the answer's id. */
-  pin(modelName: string, responseId?: string): void;
-}
-
-/**
- * The routing decision: classification, conversation and breaker when routing is configured; the
- * tier's pool in order at its default effort otherwise (tests of other parts).
- */
-async function routeRequest(
-  deps: GatewayDeps,
-  format: WireFormat,
-  headers: Headers,
-  principal: { readonly accountId: string },
-  tier: Tier,
-  decode: () => Converted<CanonicalRequest>,
-): Promise<Route> {
-  const routing = deps.routing;
-  if (!routing) {
-    const route = chooseRoute(deps.config, tier);
-    const names = [route.modelName, ...deps.config.tiers[tier].models.filter((name) => name !== route.modelName)];
-    const candidates = names.map((name) => ({ name, model: deps.config.models[name]!, effort: route.effort }));
-    return { ...route, candidates, pinnedModel: null, foreignTurns: 0, pin: () => {} };
-  }
-  const request = decode().value;
-  const decision = await decideRoute(routing, { principal, tier, request, format, sessionId: readSessionId(headers, request) });
-  if (decision.source !== "continuation") deps.metrics?.cacheLookup("decision", decision.cached);
-  return {
-    modelName: decision.modelName,
-    effort: decision.effort,
-    source: decision.source,
-    taskClass: decision.taskClass,
-    candidates: decision.candidates.map((c) => ({ name: c.name, model: c.model, effort: decision.effort })),
-    pinnedModel: decision.pinnedModel,
-    foreignTurns: decision.foreignTurns,
-    pin: (modelName, responseId) => void decision.recordOutcome(modelName, { responseId }).catch(() => {}),
-  };
-}
-
-const NO_LEASE: Lease = { headers: {}, release: () => {} };
-
-/** The limit a refusal names (its message says which: see limits/build-limit-refusal.ts). */
-const limitKind = (message: string): string => (message.startsWith("rate") ? "rpm" : message.startsWith("concurrency") ? "concurrency" : "monthly_tokens");
-
-async function acquireLease(deps: GatewayDeps, principal: Parameters<NonNullable<GatewayDeps["limiter"]>["acquire"]>[0]): Promise<Lease> {
-  if (!deps.limiter) return NO_LEASE;
-  const pending = deps.limiter.acquire(principal);
-  const decision = pending instanceof Promise ? await pending : pending;
-  if (!decision.ok) {
-    deps.metrics?.limitRefused(limitKind(decision.error.message));
-    throw decision.error;
-  }
-  return decision.lease;
+/** The response-cache entry a request may read and write, or none. */
+interface CacheSlot {
+  readonly cache: ResponseCache;
+  readonly key: string;
+  readonly lookup: boolean;
+  readonly store: boolean;
 }
 
 /**
  * One chat request, start to end: authenticate, hold a plan-limit slot, read and check the body,
- * answer from the response cache when it can, otherwise resolve the tier, choose the model and
- * effort, call the candidates until one answers, and answer in the called format with the
- * `x-router-*` headers naming the model that actually answered. The slot is held until the last
- * byte has gone (or the client has), and the request is reported to the observers at that moment.
+ * answer from the response cache when it can, otherwise route and call the candidates until one
+ * answers, in the called format, with the `x-router-*` headers naming the model that answered.
+ * The slot is held until the last byte has gone (or the client has), and the request is reported
+ * to the observers at that moment.
  */
 export async function handleChatRequest(format: WireFormat, request: Request, deps: GatewayDeps): Promise<Response> {
   const requestId = newRequestId();
@@ -130,115 +73,134 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
   let stream = false;
   let lease = NO_LEASE;
   const track = trackRequest(deps.observe, requestId, format, () => stream);
-  const fields = track.fields;
   try {
     const principal = await authenticateRequest(request.headers, deps.authenticator);
-    fields.accountId = principal.accountId;
-    fields.plan = principal.plan;
+    track.fields.accountId = principal.accountId;
+    track.fields.plan = principal.plan;
     lease = await acquireLease(deps, principal);
-    const limitHeaders = lease.headers;
-    headers = { ...limitHeaders };
+    headers = { ...lease.headers };
     const body = checkBody[format](await readJsonBody(request, deps.config.bodyLimitBytes)) as JsonObject;
     stream = body.stream === true;
     deps.logBody?.(requestId, body);
     const tier = resolveTier(typeof body.model === "string" ? body.model : undefined, principal);
-    fields.tier = tier;
-    if (tier === "smart-plus" && deps.smartPlus) {
-      fields.source = "smartplus";
-      const held = lease;
-      const response = await deps.smartPlus.turn({ format, request, body, principal, requestId, headers, onEnd: () => (held.release(), track.finish(200)) });
-      track.markFirstByte();
-      return response;
-    }
-
-    const cache = deps.responseCache;
-    const cacheControl = cache ? readCacheControl(request.headers) : undefined;
-    const cacheKey = cacheControl && (cacheControl.lookup || cacheControl.store) ? buildResponseCacheKey(principal.accountId, format, body) : undefined;
-    if (cache && cacheKey && cacheControl?.lookup) {
-      const pending = cache.get(cacheKey);
-      const hit = pending instanceof Promise ? await pending : pending;
-      deps.metrics?.cacheLookup("response", hit !== null);
-      if (hit) {
-        fields.cacheHit = true;
-        fields.model = hit.headers["x-router-model"];
-        fields.effort = hit.headers["x-router-effort"];
-        fields.source = hit.headers["x-router-source"];
-        const includeUsage = isObject(body.stream_options) && body.stream_options.include_usage === true;
-        const response = answerFromCache(format, hit, stream, tier, includeUsage, { ...headers, "x-router-request-id": requestId, [REQUEST_ID_HEADER[format]]: requestId });
-        track.markFirstByte();
-        lease.release();
-        track.finish(200, { usage: hit.response.usage });
-        return response;
-      }
-    }
-
-    let canonical: Converted<CanonicalRequest> | undefined;
-    const decode = (): Converted<CanonicalRequest> => (canonical ??= CLIENT_FORMATS[format].decodeRequest(body));
-    const route = await routeRequest(deps, format, request.headers, principal, tier, decode);
-    fields.source = route.source;
-    if (route.taskClass) fields.taskClass = route.taskClass;
-    headers = { ...limitHeaders, ...routerHeaders(format, requestId, tier, route.modelName, route.effort, route.source) };
-    const store = cacheKey !== undefined && cacheControl?.store === true ? cache : undefined;
-    let answeredHeaders: Record<string, string> = {};
-    const call: ModelCall = {
-      format,
-      tier,
-      stream,
-      client: request,
-      timeoutMs: deps.config.upstreamTimeoutMs,
-      body,
-      canonical: decode,
-      collect: store !== undefined,
-      pinnedModel: route.pinnedModel,
-      foreignTurns: route.foreignTurns,
-      ...(format === "responses" ? { onResponseId: (name: string, id: string) => route.pin(name, id) } : {}),
-      onStreamEnd: (outcome) => {
-        lease.release();
-        if (store && outcome.response && cacheKey) store.put(cacheKey, outcome.response, answeredHeaders);
-        track.finish(200, {
-          clientAborted: outcome.clientAborted,
-          ...(outcome.usage ? { usage: outcome.usage } : {}),
-          ...(outcome.error !== undefined ? { streamError: outcome.error } : {}),
-        });
-      },
-    };
-    const { answer, candidate, attempts } = await callWithFailover(call, route.candidates, {
-      providers: deps.providers,
-      clientHeaders: request.headers,
-      breaker: deps.routing?.breaker,
-      onAttempt: (report) => {
-        fields.attempts = (fields.attempts ?? 0) + 1;
-        fields.model = report.candidate.name;
-        deps.metrics?.upstreamAttempt(report.candidate.name, report.error ? "error" : "ok");
-        if (report.error?.retryable) deps.metrics?.failover(report.candidate.name);
-      },
-    });
-    fields.attempts = attempts;
-    fields.effort = answer.effort;
-    fields.warnings.push(...answer.warnings);
-    answeredHeaders = routerHeaders(format, requestId, tier, candidate.name, answer.effort, route.source);
-    // A later `previous_response_id` names this answer: pin under its id too (a stream's is
-    // pinned at its end, by `onResponseId`).
-    const responseId = format === "responses" && !(answer.body instanceof ReadableStream) ? readResponseId(answer.body) : undefined;
-    route.pin(candidate.name, responseId);
-    headers = { ...limitHeaders, ...answeredHeaders, "content-type": answer.contentType };
-    if (stream) headers["cache-control"] = "no-cache";
-    track.markFirstByte();
-    if (!stream) {
-      queueMicrotask(() => {
-        lease.release();
-        const whole = store ? wholeAnswer(format, answer) : null;
-        if (store && whole && cacheKey) store.put(cacheKey, whole, answeredHeaders);
-        track.finish(200, usageOfAnswer(format, answer, whole));
-      });
-    }
-    return new Response(answer.body, { status: 200, headers });
+    track.fields.tier = tier;
+    const served: Served = { format, request, deps, requestId, track, lease, principal, body, tier, stream };
+    if (tier === "smart-plus" && deps.smartPlus) return await smartPlusTurn(served, headers);
+    const slot = cacheSlot(served);
+    const hit = slot?.lookup ? await serveFromCache(served, slot, headers) : null;
+    if (hit) return hit;
+    return await answerFromModels(served, slot, (next) => (headers = next));
   } catch (error) {
     lease.release();
     const response = renderError(error, format, requestId, headers);
     track.finish(response.status, { errorType: toGatewayError(error).type });
     return response;
   }
+}
+
+async function smartPlusTurn(s: Served, headers: Record<string, string>): Promise<Response> {
+  s.track.fields.source = "smartplus";
+  const { format, request, body, principal, requestId, lease, track } = s;
+  const response = await s.deps.smartPlus!.turn({ format, request, body, principal, requestId, headers, onEnd: () => (lease.release(), track.finish(200)) });
+  track.markFirstByte();
+  return response;
+}
+
+function cacheSlot(s: Served): CacheSlot | undefined {
+  const cache = s.deps.responseCache;
+  if (!cache) return undefined;
+  const control = readCacheControl(s.request.headers);
+  if (!control.lookup && !control.store) return undefined;
+  return { cache, key: buildResponseCacheKey(s.principal.accountId, s.format, s.body), ...control };
+}
+
+/** A stored answer for this account and body, replayed in the called format; null on a miss. */
+async function serveFromCache(s: Served, slot: CacheSlot, headers: Record<string, string>): Promise<Response | null> {
+  const pending = slot.cache.get(slot.key);
+  const hit = pending instanceof Promise ? await pending : pending;
+  s.deps.metrics?.cacheLookup("response", hit !== null);
+  if (!hit) return null;
+  const { fields } = s.track;
+  fields.cacheHit = true;
+  fields.model = hit.headers["x-router-model"];
+  fields.effort = hit.headers["x-router-effort"];
+  fields.source = hit.headers["x-router-source"];
+  const includeUsage = isObject(s.body.stream_options) && s.body.stream_options.include_usage === true;
+  const own = { ...headers, "x-router-request-id": s.requestId, [REQUEST_ID_HEADER[s.format]]: s.requestId };
+  const response = answerFromCache(s.format, hit, s.stream, s.tier, includeUsage, own);
+  s.track.markFirstByte();
+  s.lease.release();
+  s.track.finish(200, { usage: hit.response.usage });
+  return response;
+}
+
+/** Routes the request and calls the candidates; `setHeaders` keeps the caller's error headers current. */
+async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeaders: (headers: Record<string, string>) => void): Promise<Response> {
+  const { format, requestId, tier, track, lease, deps } = s;
+  const { fields } = track;
+  let canonical: Converted<CanonicalRequest> | undefined;
+  const decode = (): Converted<CanonicalRequest> => (canonical ??= CLIENT_FORMATS[format].decodeRequest(s.body));
+  const route = await routeRequest(deps, format, s.request.headers, s.principal, tier, decode);
+  fields.source = route.source;
+  if (route.taskClass) fields.taskClass = route.taskClass;
+  setHeaders({ ...lease.headers, ...routerHeaders(format, requestId, tier, route.modelName, route.effort, route.source) });
+  const store = slot?.store ? slot : undefined;
+  let answeredHeaders: Record<string, string> = {};
+  const call: ModelCall = {
+    format,
+    tier,
+    stream: s.stream,
+    client: s.request,
+    timeoutMs: deps.config.upstreamTimeoutMs,
+    body: s.body,
+    canonical: decode,
+    collect: store !== undefined,
+    pinnedModel: route.pinnedModel,
+    foreignTurns: route.foreignTurns,
+    ...(format === "responses" ? { onResponseId: (name: string, id: string) => route.pin(name, id) } : {}),
+    onStreamEnd: (outcome) => {
+      lease.release();
+      if (store && outcome.response) store.cache.put(store.key, outcome.response, answeredHeaders);
+      track.finish(200, {
+        clientAborted: outcome.clientAborted,
+        ...(outcome.usage ? { usage: outcome.usage } : {}),
+        ...(outcome.error !== undefined ? { streamError: outcome.error } : {}),
+      });
+    },
+  };
+  const { answer, candidate, attempts } = await callWithFailover(call, route.candidates, {
+    providers: deps.providers,
+    clientHeaders: s.request.headers,
+    breaker: deps.routing?.breaker,
+    onAttempt: (report) => {
+      fields.attempts = (fields.attempts ?? 0) + 1;
+      fields.model = report.candidate.name;
+      deps.metrics?.upstreamAttempt(report.candidate.name, report.error ? "error" : "ok");
+      if (report.error?.retryable) deps.metrics?.failover(report.candidate.name);
+    },
+  });
+  fields.attempts = attempts;
+  fields.effort = answer.effort;
+  fields.warnings.push(...answer.warnings);
+  answeredHeaders = routerHeaders(format, requestId, tier, candidate.name, answer.effort, route.source);
+  // A later `previous_response_id` names this answer: pin under its id too (a stream's is pinned
+  // at its end, by `onResponseId`).
+  const responseId = format === "responses" && !(answer.body instanceof ReadableStream) ? readResponseId(answer.body) : undefined;
+  route.pin(candidate.name, responseId);
+  const headers: Record<string, string> = { ...lease.headers, ...answeredHeaders, "content-type": answer.contentType };
+  if (s.stream) headers["cache-control"] = "no-cache";
+  setHeaders(headers);
+  track.markFirstByte();
+  if (!s.stream) queueMicrotask(() => finishWhole(s, answer, store, answeredHeaders));
+  return new Response(answer.body, { status: 200, headers });
+}
+
+/** After a JSON answer has been handed over: free the slot, store it, report it. */
+function finishWhole(s: Served, answer: ModelAnswer, store: CacheSlot | undefined, answeredHeaders: Record<string, string>): void {
+  s.lease.release();
+  const whole = store ? wholeAnswer(s.format, answer) : null;
+  if (store && whole) store.cache.put(store.key, whole, answeredHeaders);
+  s.track.finish(200, usageOfAnswer(s.format, answer, whole));
 }
 
 const isObject = (value: unknown): value is JsonObject => value !== null && typeof value === "object" && !Array.isArray(value);

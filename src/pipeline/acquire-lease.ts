@@ -1,0 +1,20 @@
+import type { Lease } from "../limits/limiter.ts";
+import type { GatewayDeps } from "./gateway-deps.ts";
+
+/** The lease of a gateway without limits (tests of other parts). */
+export const NO_LEASE: Lease = { headers: {}, release: () => {} };
+
+/** The limit a refusal names (its message says which: see limits/build-limit-refusal.ts). */
+const limitKind = (message: string): string => (message.startsWith("rate") ? "rpm" : message.startsWith("concurrency") ? "concurrency" : "monthly_tokens");
+
+/** Holds a plan-limit slot for the request, or throws the 429 that names the limit. */
+export async function acquireLease(deps: GatewayDeps, principal: Parameters<NonNullable<GatewayDeps["limiter"]>["acquire"]>[0]): Promise<Lease> {
+  if (!deps.limiter) return NO_LEASE;
+  const pending = deps.limiter.acquire(principal);
+  const decision = pending instanceof Promise ? await pending : pending;
+  if (!decision.ok) {
+    deps.metrics?.limitRefused(limitKind(decision.error.message));
+    throw decision.error;
+  }
+  return decision.lease;
+}

@@ -1,0 +1,57 @@
+import type { Converted } from "../canonical/converted.ts";
+import type { Effort } from "../canonical/effort.ts";
+import type { CanonicalRequest } from "../canonical/request.ts";
+import type { Tier } from "../canonical/tier.ts";
+import type { WireFormat } from "../canonical/wire-format.ts";
+import { chooseRoute } from "../routing/choose-route.ts";
+import { decideRoute } from "../routing/decide-route.ts";
+import { readSessionId } from "../routing/read-session-id.ts";
+import type { Candidate } from "./call-with-failover.ts";
+import type { GatewayDeps } from "./gateway-deps.ts";
+
+/** The routing decision as the pipeline uses it. */
+export interface Route {
+  readonly modelName: string;
+  readonly effort: Effort;
+  readonly source: string;
+  readonly taskClass?: string;
+  readonly candidates: readonly Candidate[];
+  readonly pinnedModel: string | null;
+  readonly foreignTurns: number;
+  /** Pins the conversation to the model that answered (fire and forget); Responses: also under the answer's id. */
+  pin(modelName: string, responseId?: string): void;
+}
+
+/**
+ * The routing decision: classification, conversation and breaker when routing is configured; the
+ * tier's pool in order at its default effort otherwise (tests of other parts).
+ */
+export async function routeRequest(
+  deps: GatewayDeps,
+  format: WireFormat,
+  headers: Headers,
+  principal: { readonly accountId: string },
+  tier: Tier,
+  decode: () => Converted<CanonicalRequest>,
+): Promise<Route> {
+  const routing = deps.routing;
+  if (!routing) {
+    const route = chooseRoute(deps.config, tier);
+    const names = [route.modelName, ...deps.config.tiers[tier].models.filter((name) => name !== route.modelName)];
+    const candidates = names.map((name) => ({ name, model: deps.config.models[name]!, effort: route.effort }));
+    return { ...route, candidates, pinnedModel: null, foreignTurns: 0, pin: () => {} };
+  }
+  const request = decode().value;
+  const decision = await decideRoute(routing, { principal, tier, request, format, sessionId: readSessionId(headers, request) });
+  if (decision.source !== "continuation") deps.metrics?.cacheLookup("decision", decision.cached);
+  return {
+    modelName: decision.modelName,
+    effort: decision.effort,
+    source: decision.source,
+    taskClass: decision.taskClass,
+    candidates: decision.candidates.map((c) => ({ name: c.name, model: c.model, effort: decision.effort })),
+    pinnedModel: decision.pinnedModel,
+    foreignTurns: decision.foreignTurns,
+    pin: (modelName, responseId) => void decision.recordOutcome(modelName, { responseId }).catch(() => {}),
+  };
+}
