@@ -49,18 +49,21 @@ describe.skipIf(!shared)("two gateways, one Postgres, one Redis", () => {
     rmSync(dir, { recursive: true, force: true });
   }, DATABASE_HOOK_TIMEOUT_MS);
 
-  /** Requests the pair is serving, read from their metrics (each scrape counts itself once). */
-  const inFlight = async (): Promise<number> => {
-    let total = 0;
-    for (const g of gateways) {
-      const text = await (await fetch(`${g.url}/metrics`)).text();
-      total += Number(/^routelane_in_flight_requests (\d+)$/m.exec(text)?.[1] ?? 0) - 1;
+  /** Waits until the account holds `n` concurrency slots in Redis (a request counts once its slot is held, not on arrival). */
+  const untilSlotsHeld = async (accountId: string, n: number): Promise<void> => {
+    const redis = new RedisClient(REDIS_URL);
+    try {
+      for (let i = 0; i < 400; i++) {
+        const held = Number(await redis.send("ZCARD", [`${PREFIX}limits:{${accountId}}:conc`]));
+        if (held >= n) return;
+        await Bun.sleep(25);
+      }
+    } finally {
+      redis.close();
     }
-    return total;
   };
-  const untilInFlight = async (n: number): Promise<void> => {
-    for (let i = 0; i < 200 && (await inFlight()) < n; i++) await Bun.sleep(25);
-  };
+  const accountIds = new Map<string, string>();
+  const accountIdOf = (key: string): string => accountIds.get(key)!;
 
   const call = (i: number, key: string, text: string, init: { stream?: boolean; signal?: AbortSignal } = {}) =>
     fetch(`${gateways[i % 2]!.url}/v1/messages`, {
@@ -86,11 +89,13 @@ describe.skipIf(!shared)("two gateways, one Postgres, one Redis", () => {
   });
 
   test("the 5th concurrent stream of a Starter account is refused across the pair; an aborted stream frees its slot", async () => {
-    const { key } = (await store.createAccount({ plan: "Starter" })).key;
+    const created = await store.createAccount({ plan: "Starter" });
+    const { key } = created.key;
+    accountIds.set(key, created.account.id);
     const aborts = Array.from({ length: 4 }, () => new AbortController());
     // The sim holds each stream back 20 s before its first byte, so all four hold a slot meanwhile.
     const open = aborts.map((c, i) => call(i, key, `slow ${i} [sim delay=20000]`, { stream: true, signal: c.signal }).catch(() => null));
-    await untilInFlight(4);
+    await untilSlotsHeld(accountIdOf(key), 4);
     const fifth = await call(1, key, "fifth");
     expect(fifth.status).toBe(429);
     expect(((await fifth.json()) as { error: { message: string } }).error.message).toBe("concurrency limit of 4 concurrent requests for plan Starter exceeded");
