@@ -1,3 +1,4 @@
+import { describeDbError } from "../accounts/sanitize-db-error.ts";
 import type { Classification } from "./classify-task.ts";
 
 /** Where decisions outlive the process and are shared between instances. */
@@ -45,7 +46,8 @@ interface Entry {
  */
 export function createDecisionCache(options: DecisionCacheOptions): DecisionCache {
   const now = options.now ?? Date.now;
-  const onError = options.onError ?? ((err: unknown) => console.error("decision cache store failed:", err instanceof Error ? err.message : err));
+  // The driver's own message only: the query builder's quotes the query and its parameters.
+  const onError = options.onError ?? ((err: unknown) => console.error(JSON.stringify({ level: "warn", msg: "decision cache store failed", error: describeDbError(err) })));
   const entries = new Map<string, Entry>();
   const pending = new Set<Promise<void>>();
 
