@@ -71,8 +71,8 @@ export function buildBenchConfig(simUrl: string): FileConfig {
     config.tiers[tier] = { ...config.tiers[tier], models: [model], defaultEffort: BENCH_EFFORT };
   }
   config.routing = benchRouting();
-  // Every bench request is the same: with the response cache on, the gateway rows would measure
-  // cache hits (no upstream call at all) instead of the forwarding path the bare proxy is held to.
-  config.responseCache = { ...config.responseCache, enabled: false };
+  // On, as in production: the miss rows skip it per request (`cache-control: no-cache`, so they
+  // still pay the key and the store), and the `cached` rows measure its hits.
+  config.responseCache = { ...config.responseCache, enabled: true };
   return config;
 }

@@ -1,4 +1,5 @@
-import { compareTargets, TARGET_CROSS_THROUGHPUT_RATIO, type Comparison } from "./compare-targets.ts";
+import { compareCache, compareTargets, TARGET_CROSS_THROUGHPUT_RATIO, type CacheComparison, type Comparison } from "./compare-targets.ts";
+import type { CostRow } from "./measure-module-costs.ts";
 import type { LoadResult } from "./load-result.ts";
 import type { BenchFormat, BenchMode, BenchTarget, Scenario } from "./scenarios.ts";
 
@@ -39,11 +40,15 @@ export interface ReportGroup {
   /** The cross-format row against the same bare proxy (client's format), when both ran. */
   readonly crossComparison: Comparison | undefined;
   readonly crossAddedCpuUsPerRequest: number | undefined;
+  /** Response-cache hits (`cached`) against misses (`gateway`), when both ran. */
+  readonly cacheComparison: CacheComparison | undefined;
 }
 
 export interface BenchReport {
   readonly meta: BenchMeta;
   readonly groups: readonly ReportGroup[];
+  /** The gateway's modules timed in-process (absent with `--costs off`). */
+  readonly costs?: readonly CostRow[] | undefined;
 }
 
 const cpuBeyond = (bare: ScenarioResult | undefined, row: ScenarioResult | undefined): number | undefined =>
@@ -53,6 +58,7 @@ const cpuBeyond = (bare: ScenarioResult | undefined, row: ScenarioResult | undef
 export function buildReport(
   meta: BenchMeta,
   measured: ReadonlyArray<{ scenario: Scenario; result: LoadResult; cpuUsPerRequest: number | undefined; latency?: LoadResult | undefined }>,
+  costs?: readonly CostRow[],
 ): BenchReport {
   const groups = new Map<string, { format: BenchFormat; mode: BenchMode; rows: ScenarioResult[] }>();
   for (const { scenario, result, cpuUsPerRequest, latency } of measured) {
@@ -66,10 +72,12 @@ export function buildReport(
   }
   return {
     meta,
+    ...(costs ? { costs } : {}),
     groups: [...groups.values()].map((group) => {
       const bare = group.rows.find((row) => row.target === "bare");
       const gateway = group.rows.find((row) => row.target === "gateway");
       const cross = group.rows.find((row) => row.target === "cross");
+      const cached = group.rows.find((row) => row.target === "cached");
       const comparison = bare && gateway ? compareTargets(bare, gateway, bare.latency, gateway.latency) : undefined;
       const crossComparison =
         bare && cross ? compareTargets(bare, cross, bare.latency, cross.latency, TARGET_CROSS_THROUGHPUT_RATIO) : undefined;
@@ -79,6 +87,7 @@ export function buildReport(
         addedCpuUsPerRequest: cpuBeyond(bare, gateway),
         crossComparison,
         crossAddedCpuUsPerRequest: cpuBeyond(bare, cross),
+        cacheComparison: gateway && cached ? compareCache(gateway, cached, gateway.latency, cached.latency) : undefined,
       };
     }),
   };

@@ -4,6 +4,8 @@ import type { LoadResult } from "./load-result.ts";
 export const TARGET_THROUGHPUT_RATIO = 0.8;
 export const TARGET_CROSS_THROUGHPUT_RATIO = 0.65;
 export const TARGET_ADDED_P50_MS = 0.5;
+/** A cache hit is answered at least this many times faster than a miss against the simulated upstream. */
+export const TARGET_CACHE_SPEEDUP = 5;
 
 export interface Comparison {
   /** gateway req/s ÷ bare req/s. */
@@ -45,5 +47,33 @@ export function compareTargets(
     latencyFromSingleConnection: single,
     throughputPass: clean && throughputRatio >= targetRatio,
     latencyPass: clean && addedP50Ms <= TARGET_ADDED_P50_MS,
+  };
+}
+
+/** Cache hits (`cached`) against misses (`gateway`, `cache-control: no-cache`), same request. */
+export interface CacheComparison {
+  /** hit req/s ÷ miss req/s under load. */
+  readonly throughputRatio: number;
+  /** miss p50 ÷ hit p50: from the one-connection pass when both ran, else under load. */
+  readonly p50Ratio: number;
+  readonly latencyFromSingleConnection: boolean;
+  readonly throughputPass: boolean;
+  /** "Answered at least 5× faster" is a latency statement: this is the target's mark. */
+  readonly latencyPass: boolean;
+}
+
+export function compareCache(miss: LoadResult, hit: LoadResult, missLatency?: LoadResult, hitLatency?: LoadResult): CacheComparison {
+  const single = missLatency !== undefined && hitLatency !== undefined;
+  const m = single ? missLatency : miss;
+  const h = single ? hitLatency : hit;
+  const clean = miss.errors === 0 && hit.errors === 0 && m.errors === 0 && h.errors === 0;
+  const throughputRatio = hit.requestsPerSec / miss.requestsPerSec;
+  const p50Ratio = m.p50Ms / h.p50Ms;
+  return {
+    throughputRatio,
+    p50Ratio,
+    latencyFromSingleConnection: single,
+    throughputPass: clean && throughputRatio >= TARGET_CACHE_SPEEDUP,
+    latencyPass: clean && p50Ratio >= TARGET_CACHE_SPEEDUP,
   };
 }

@@ -3,6 +3,8 @@ import { FORMAT_NAMES, MODE_NAMES, TARGET_NAMES, type BenchFormat, type BenchMod
 
 export const TOOL_NAMES = ["auto", "wrk", "builtin"] as const;
 export type ToolChoice = (typeof TOOL_NAMES)[number];
+export const COSTS_CHOICES = ["on", "off", "only"] as const;
+export type CostsChoice = (typeof COSTS_CHOICES)[number];
 
 export interface BenchArgs {
   readonly durationSec: number;
@@ -21,6 +23,8 @@ export interface BenchArgs {
   readonly databaseUrl: string | undefined;
   /** Run the gateway with Bun's --cpu-prof, writing the profile into this directory on exit. */
   readonly cpuProfDir: string | undefined;
+  /** The in-process cost section: before the load scenarios (on), not at all (off), or alone (only). */
+  readonly costs: CostsChoice;
   readonly help: boolean;
 }
 
@@ -37,7 +41,9 @@ export const USAGE = `usage: bun run bench [options]
   --json                  also print the results as JSON at the end (or to --out)
   --out <file>            write the JSON results to this file
   --database-url <url>    run the gateway on this Postgres instead of a temp PGlite
-  --cpu-prof <dir>        profile the gateway (bun --cpu-prof); the .cpuprofile lands in <dir> when the bench ends`;
+  --cpu-prof <dir>        profile the gateway (bun --cpu-prof); the .cpuprofile lands in <dir> when the bench ends
+  --costs <c>             on | off | only: time routing, limits + cache and the request observers in-process
+                          first (default on; only = no processes, no load)`;
 
 /** A bad command line; the CLI prints the message and the usage. */
 export class BenchArgsError extends Error {
@@ -87,6 +93,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
         out: { type: "string" },
         "database-url": { type: "string" },
         "cpu-prof": { type: "string" },
+        costs: { type: "string", default: "on" },
         help: { type: "boolean", short: "h", default: false },
       },
     }));
@@ -96,6 +103,9 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const tool = values.tool;
   if (!(TOOL_NAMES as readonly string[]).includes(tool))
     throw new BenchArgsError(`--tool: expected ${TOOL_NAMES.join(" | ")}, got "${tool}"`);
+  const costs = values.costs;
+  if (!(COSTS_CHOICES as readonly string[]).includes(costs))
+    throw new BenchArgsError(`--costs: expected ${COSTS_CHOICES.join(" | ")}, got "${costs}"`);
   return {
     durationSec: positive("duration", values.duration, false),
     rounds: positive("rounds", values.rounds, true),
@@ -110,6 +120,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     out: values.out,
     databaseUrl: values["database-url"],
     cpuProfDir: values["cpu-prof"],
+    costs: costs as CostsChoice,
     help: values.help,
   };
 }

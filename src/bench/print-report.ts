@@ -1,5 +1,6 @@
-import { TARGET_ADDED_P50_MS, type Comparison } from "./compare-targets.ts";
+import { TARGET_ADDED_P50_MS, TARGET_CACHE_SPEEDUP, type CacheComparison, type Comparison } from "./compare-targets.ts";
 import type { BenchMeta, BenchReport, ReportGroup } from "./build-report.ts";
+import type { CostRow } from "./measure-module-costs.ts";
 
 const ms = (value: number | undefined): string => (value === undefined || Number.isNaN(value) ? "-" : value.toFixed(2));
 const mark = (pass: boolean): string => (pass ? "PASS" : "MISS");
@@ -27,6 +28,27 @@ function formatComparison(target: "gateway" | "cross", c: Comparison | undefined
   return out;
 }
 
+function formatCache(c: CacheComparison | undefined): string[] {
+  if (!c) return [];
+  const where = c.latencyFromSingleConnection ? "one connection" : "under load";
+  return [
+    `  cached (hit) vs gateway (miss): p50 ${c.p50Ratio.toFixed(1)}× faster (${where}) (target ≥ ${TARGET_CACHE_SPEEDUP}×) ${mark(c.latencyPass)}` +
+      `   · throughput ${c.throughputRatio.toFixed(1)}× (target ≥ ${TARGET_CACHE_SPEEDUP}×) ${mark(c.throughputPass)}`,
+  ];
+}
+
+/** The in-process cost rows: one line each, p50 against its target where the issues set one. */
+export function formatCosts(costs: readonly CostRow[]): string[] {
+  const width = Math.max(...costs.map((c) => c.label.length));
+  const lines = costs.map((c) => {
+    const verdict = c.targetP50Us === undefined ? "" : `  (target ≤ ${c.targetP50Us} µs) ${mark(c.p50Us <= c.targetP50Us)}`;
+    const note = c.note ? `  · ${c.note}` : "";
+    return `  ${c.label.padEnd(width)}  p50 ${c.p50Us.toFixed(2).padStart(6)} µs  p99 ${c.p99Us.toFixed(2).padStart(7)} µs${verdict}${note}`;
+  });
+  const calls = costs[0]?.calls ?? 0;
+  return [`in-process cost per call (gateway modules on the bench config, ${calls} timed calls per row, median of rounds)`, ...lines];
+}
+
 function formatGroup(group: ReportGroup): string[] {
   const header = ["target", "req/s", "p50 ms", "p99 ms", "ttfb p50", "cpu µs/req", "errors", "1-conn p50", "1-conn p99"];
   const rows = group.rows.map((row) => [
@@ -49,6 +71,7 @@ function formatGroup(group: ReportGroup): string[] {
   }
   out.push(...formatComparison("gateway", group.comparison, group.addedCpuUsPerRequest));
   out.push(...formatComparison("cross", group.crossComparison, group.crossAddedCpuUsPerRequest));
+  out.push(...formatCache(group.cacheComparison));
   return out;
 }
 
@@ -67,7 +90,14 @@ export function formatReport(report: BenchReport): string {
     const passed = compared.filter((c) => c.throughputPass && c.latencyPass).length;
     if (compared.length > 0) summary.push(`${label}: targets met in ${passed} of ${compared.length} format/mode pairs`);
   }
-  return [formatMeta(report.meta), "", sections.join("\n\n"), "", ...summary].join("\n");
+  const cacheCompared = report.groups.flatMap((g) => (g.cacheComparison ? [g.cacheComparison] : []));
+  if (cacheCompared.length > 0) {
+    const passed = cacheCompared.filter((c) => c.latencyPass).length;
+    summary.push(`cache hit ≥ ${TARGET_CACHE_SPEEDUP}× faster than a miss (p50): met in ${passed} of ${cacheCompared.length} format/mode pairs`);
+  }
+  const costs = report.costs && report.costs.length > 0 ? ["", ...formatCosts(report.costs)] : [];
+  const timedSections = sections.length > 0 ? ["", sections.join("\n\n"), "", ...summary] : [];
+  return [formatMeta(report.meta), ...costs, ...timedSections].join("\n");
 }
 
 export function printReport(report: BenchReport): void {

@@ -2,7 +2,10 @@
  * The bench's scenario table. A scenario is one (format, mode, target) cell: the request a client
  * would send there. `gateway` is the same-format path (the tier's model speaks the client's API);
  * `cross` is the same client request on a tier whose model speaks another API, so the gateway
- * translates both ways. Both are measured against `bare` in the client's own format.
+ * translates both ways. Both are measured against `bare` in the client's own format, and both send
+ * `cache-control: no-cache` so the response cache (on in the bench config) never answers them:
+ * they measure the full path, storing each answer as a miss does. `cached` repeats the `gateway`
+ * request without that header, so every request after the first is answered from the cache.
  */
 
 import { BENCH_EFFORT, BENCH_MODELS, buildBenchConfig, CROSS_TIERS, SAME_FORMAT_TIER } from "./build-bench-config.ts";
@@ -13,7 +16,7 @@ import { setResponsesEffort } from "../upstream/responses/set-responses-effort.t
 
 export const FORMAT_NAMES = ["messages", "chat", "responses"] as const;
 export const MODE_NAMES = ["json", "stream"] as const;
-export const TARGET_NAMES = ["direct", "bare", "gateway", "cross"] as const;
+export const TARGET_NAMES = ["direct", "bare", "gateway", "cross", "cached"] as const;
 
 export type BenchFormat = (typeof FORMAT_NAMES)[number];
 export type BenchMode = (typeof MODE_NAMES)[number];
@@ -117,15 +120,19 @@ const formatHeaders = (format: BenchFormat): Record<string, string> => (format =
 const gatewayHeaders = (e: TargetEndpoints, format: BenchFormat): Record<string, string> =>
   format === "messages" ? { ...formatHeaders(format), "x-api-key": e.gatewayKey } : { authorization: `Bearer ${e.gatewayKey}` };
 
+/** A fresh answer every time (the cache is skipped, the answer still stored): the miss path. */
+const missHeaders = (e: TargetEndpoints, format: BenchFormat): Record<string, string> => ({ ...gatewayHeaders(e, format), "cache-control": "no-cache" });
+
 export const TARGETS: Readonly<Record<BenchTarget, TargetSpec>> = {
   direct: { baseUrl: (e) => e.direct, model: () => UPSTREAM_MODEL, headers: (_e, format) => formatHeaders(format) },
   bare: { baseUrl: (e) => e.bare, model: () => UPSTREAM_MODEL, headers: (_e, format) => formatHeaders(format) },
-  gateway: { baseUrl: (e) => e.gateway, model: () => SAME_FORMAT_TIER, headers: gatewayHeaders },
-  cross: { baseUrl: (e) => e.gateway, model: (format) => CROSS_TIERS[format].tier, headers: gatewayHeaders },
+  gateway: { baseUrl: (e) => e.gateway, model: () => SAME_FORMAT_TIER, headers: missHeaders },
+  cross: { baseUrl: (e) => e.gateway, model: (format) => CROSS_TIERS[format].tier, headers: missHeaders },
+  cached: { baseUrl: (e) => e.gateway, model: () => SAME_FORMAT_TIER, headers: gatewayHeaders },
 };
 
-/** The gateway serves both `gateway` and `cross`. */
-export const isGatewayTarget = (target: BenchTarget): boolean => target === "gateway" || target === "cross";
+/** The gateway serves `gateway`, `cross` and `cached`. */
+export const isGatewayTarget = (target: BenchTarget): boolean => target === "gateway" || target === "cross" || target === "cached";
 
 export interface ScenarioSelection {
   readonly formats: readonly BenchFormat[];

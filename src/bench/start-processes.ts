@@ -87,6 +87,6 @@ export async function startProcesses(
   const gatewayKey = await createBenchAccount(gatewayUrl, adminToken);
   return {
     endpoints: { direct: simUrl, bare: `http://${HOST}:${barePort}`, gateway: gatewayUrl, gatewayKey },
-    pids: { direct: sim.proc.pid, bare: bare.proc.pid, gateway: gateway.proc.pid, cross: gateway.proc.pid },
+    pids: { direct: sim.proc.pid, bare: bare.proc.pid, gateway: gateway.proc.pid, cross: gateway.proc.pid, cached: gateway.proc.pid },
   };
 }

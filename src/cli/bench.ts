@@ -1,13 +1,14 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildReport, type BenchMeta } from "../bench/build-report.ts";
+import { buildReport, type BenchMeta, type BenchReport } from "../bench/build-report.ts";
 import { createChildGroup } from "../bench/child-group.ts";
 import { BenchArgsError, parseBenchArgs, USAGE, type BenchArgs } from "../bench/parse-bench-args.ts";
 import { formatMeta, printReport } from "../bench/print-report.ts";
 import { hasWrk } from "../bench/run-wrk.ts";
 import { runScenario } from "../bench/run-scenario.ts";
 import { medianOfRounds, type Measured } from "../bench/median-of-rounds.ts";
+import { measureModuleCosts, type CostRow } from "../bench/measure-module-costs.ts";
 import { buildScenarios } from "../bench/scenarios.ts";
 import { startProcesses } from "../bench/start-processes.ts";
 
@@ -16,6 +17,16 @@ function chooseTool(args: BenchArgs): "wrk" | "builtin" {
   if (hasWrk()) return "wrk";
   if (args.tool === "wrk") throw new BenchArgsError("--tool wrk: wrk is not on PATH (install it, or use --tool builtin)");
   return "builtin";
+}
+
+function emit(report: BenchReport, args: BenchArgs): void {
+  console.log("");
+  printReport(report);
+  if (args.json) {
+    const json = JSON.stringify(report, null, 2);
+    if (args.out) writeFileSync(args.out, `${json}\n`);
+    else console.log(json);
+  }
 }
 
 async function bench(args: BenchArgs): Promise<void> {
@@ -49,6 +60,13 @@ async function bench(args: BenchArgs): Promise<void> {
       loadAverage: loadavg()[0] ?? 0,
     };
     console.error(`bench: ${formatMeta(meta)}`);
+    // Before the servers start, so the only load from this run is the timed calls themselves.
+    let costs: CostRow[] | undefined;
+    if (args.costs !== "off") {
+      console.error("bench: timing routing, limits + cache and the request observers in-process…");
+      costs = await measureModuleCosts();
+    }
+    if (args.costs === "only") return emit(buildReport(meta, [], costs), args);
     console.error("bench: starting sim, bare proxy and gateway…");
     const processes = await startProcesses(group, { dir, databaseUrl: args.databaseUrl, cpuProfDir: args.cpuProfDir });
     const scenarios = buildScenarios(args, processes.endpoints);
@@ -72,14 +90,9 @@ async function bench(args: BenchArgs): Promise<void> {
     const report = buildReport(
       meta,
       scenarios.map((scenario, i) => ({ scenario, ...medianOfRounds(rounds[i]!) })),
+      costs,
     );
-    console.log("");
-    printReport(report);
-    if (args.json) {
-      const json = JSON.stringify(report, null, 2);
-      if (args.out) writeFileSync(args.out, `${json}\n`);
-      else console.log(json);
-    }
+    emit(report, args);
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);

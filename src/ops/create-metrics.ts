@@ -40,6 +40,52 @@ function status(code: number): string {
 }
 
 /**
+ * Counter increments of the request path, summed per label set in a plain map and handed to
+ * prom-client when the counter is read (its `collect`, run by every scrape). prom-client's own
+ * `inc` hashes and validates the label object on every call; here a request pays one string key
+ * and one map lookup. The label sets are bounded (every value is checked), so is the map. A value
+ * prom-client would refuse goes to it at once, so it throws where it always did.
+ */
+function createCounterBatch<L extends string>() {
+  const pending = new Map<string, { readonly labels: Partial<Record<L, string>>; n: number; shown: boolean }>();
+  let counter: Counter<L> | undefined;
+  return {
+    add(key: string, labels: () => Partial<Record<L, string>>, by = 1): void {
+      if (!counter || !Number.isFinite(by) || by < 0) {
+        counter?.inc(labels(), by);
+        return;
+      }
+      const entry = pending.get(key);
+      if (entry) entry.n += by;
+      else pending.set(key, { labels: labels(), n: by, shown: false });
+    },
+    /** The counter's `collect`: a label set first seen with 0 still shows, as `inc(labels, 0)` makes it. */
+    flush(this: void): void {
+      if (!counter) return;
+      for (const entry of pending.values()) {
+        if (entry.n === 0 && entry.shown) continue;
+        counter.inc(entry.labels, entry.n);
+        entry.n = 0;
+        entry.shown = true;
+      }
+    },
+    bind(target: Counter<L>): void {
+      counter = target;
+    },
+  };
+}
+
+/** One prom-client child per label set, made on first use: `labels()` validates once, not per observation. */
+function createHistogramChildren<L extends string>(histogram: Histogram<L>) {
+  const children = new Map<string, { observe(value: number): void }>();
+  return (key: string, labels: () => Partial<Record<L, string>>): { observe(value: number): void } => {
+    let child = children.get(key);
+    if (!child) children.set(key, (child = histogram.labels(labels())));
+    return child;
+  };
+}
+
+/**
  * Prometheus metrics through prom-client. Label values for tiers and models come from the current
  * config (read through `config()`, so a reload's new names are accepted at once); anything else a
  * request could put there becomes `other`, which keeps the series count bounded.
@@ -52,12 +98,15 @@ export function createMetrics(config: () => Config): GatewayMetrics {
   const endpoint = (value: RecordEndpoint): string => (ENDPOINTS.has(value) ? value : OTHER);
   const source = (value: string | undefined): string => (value === undefined ? NONE : SOURCES.has(value) ? value : OTHER);
 
+  const requestBatch = createCounterBatch<"endpoint" | "tier" | "model" | "source" | "status" | "stream">();
   const requests = new Counter({
     name: "routelane_requests_total",
     help: "Finished requests by endpoint, tier, model, routing source and HTTP status.",
     labelNames: ["endpoint", "tier", "model", "source", "status", "stream"] as const,
     registers: [registry],
+    collect: requestBatch.flush,
   });
+  requestBatch.bind(requests);
   const latency = new Histogram({
     name: "routelane_request_duration_seconds",
     help: "Time from arrival to the last byte sent.",
@@ -72,24 +121,30 @@ export function createMetrics(config: () => Config): GatewayMetrics {
     buckets: TTFB_BUCKETS,
     registers: [registry],
   });
+  const tokenBatch = createCounterBatch<"tier" | "model" | "kind">();
   const tokens = new Counter({
     name: "routelane_tokens_total",
     help: "Tokens reported by the upstream, by tier, model and kind.",
     labelNames: ["tier", "model", "kind"] as const,
     registers: [registry],
+    collect: tokenBatch.flush,
   });
+  tokenBatch.bind(tokens);
   const streamErrors = new Counter({
     name: "routelane_stream_errors_total",
     help: "Streams that ended with an error event after their first byte.",
     labelNames: ["endpoint", "tier"] as const,
     registers: [registry],
   });
+  const attemptBatch = createCounterBatch<"model" | "outcome">();
   const attempts = new Counter({
     name: "routelane_upstream_attempts_total",
     help: "Calls made to upstream models, by model and outcome.",
     labelNames: ["model", "outcome"] as const,
     registers: [registry],
+    collect: attemptBatch.flush,
   });
+  attemptBatch.bind(attempts);
   const failovers = new Counter({
     name: "routelane_upstream_failovers_total",
     help: "Failovers away from a model to the next in its pool.",
@@ -102,11 +157,13 @@ export function createMetrics(config: () => Config): GatewayMetrics {
     labelNames: ["model"] as const,
     registers: [registry],
   });
+  const cacheBatch = createCounterBatch<"cache" | "result">();
   const cache = new Counter({
     name: "routelane_cache_lookups_total",
     help: "Response- and decision-cache lookups by result.",
     labelNames: ["cache", "result"] as const,
     registers: [registry],
+    collect: cacheBatch.flush,
   });
   const limits = new Counter({
     name: "routelane_limit_refusals_total",
@@ -141,29 +198,43 @@ export function createMetrics(config: () => Config): GatewayMetrics {
     },
   });
   for (const cacheName of ["response", "decision"] as const) for (const result of ["hit", "miss"]) cache.inc({ cache: cacheName, result }, 0);
+  cacheBatch.bind(cache);
+  const latencyOf = createHistogramChildren(latency);
+  const ttfbOf = createHistogramChildren(ttfb);
 
   const observe = (record: RequestRecord): void => {
     const t = tier(record.tier);
     const e = endpoint(record.endpoint);
     const s = record.stream ? "true" : "false";
-    requests.inc({ endpoint: e, tier: t, model: model(record.model), source: source(record.source), status: status(record.status), stream: s });
-    latency.observe({ endpoint: e, tier: t, stream: s }, record.latencyMs / 1000);
-    if (record.ttfbMs !== undefined) ttfb.observe({ endpoint: e, tier: t, stream: s }, record.ttfbMs / 1000);
+    const m = model(record.model);
+    const src = source(record.source);
+    const code = status(record.status);
+    // Label values never hold "|" (config names and fixed sets), so the joined key is unambiguous.
+    requestBatch.add(`${e}|${t}|${m}|${src}|${code}|${s}`, () => ({ endpoint: e, tier: t, model: m, source: src, status: code, stream: s }));
+    const timingKey = `${e}|${t}|${s}`;
+    const timingLabels = () => ({ endpoint: e, tier: t, stream: s });
+    latencyOf(timingKey, timingLabels).observe(record.latencyMs / 1000);
+    if (record.ttfbMs !== undefined) ttfbOf(timingKey, timingLabels).observe(record.ttfbMs / 1000);
     if (record.streamError !== undefined) streamErrors.inc({ endpoint: e, tier: t });
     if (record.usage) {
-      const m = model(record.model);
-      tokens.inc({ tier: t, model: m, kind: "input" }, record.usage.inputTokens);
-      tokens.inc({ tier: t, model: m, kind: "output" }, record.usage.outputTokens);
+      tokenBatch.add(`${t}|${m}|input`, () => ({ tier: t, model: m, kind: "input" }), record.usage.inputTokens);
+      tokenBatch.add(`${t}|${m}|output`, () => ({ tier: t, model: m, kind: "output" }), record.usage.outputTokens);
     }
   };
 
   return {
     registry,
     observe,
-    upstreamAttempt: (name, outcome) => attempts.inc({ model: model(name), outcome }),
+    upstreamAttempt: (name, outcome) => {
+      const m = model(name);
+      attemptBatch.add(`${m}|${outcome}`, () => ({ model: m, outcome }));
+    },
     failover: (name) => failovers.inc({ model: model(name) }),
     breakerState: (name, state) => breaker.set({ model: model(name) }, BREAKER_VALUE[state]),
-    cacheLookup: (name, hit) => cache.inc({ cache: name, result: hit ? "hit" : "miss" }),
+    cacheLookup: (name, hit) => {
+      const result = hit ? "hit" : "miss";
+      cacheBatch.add(`${name}|${result}`, () => ({ cache: name, result }));
+    },
     limitRefused: (kind) => limits.inc({ kind: LIMIT_KINDS.has(kind) ? kind : OTHER }),
     setInFlight: (read) => void (readInFlight = read),
     setUsageBacklog: (read) => void (readBacklog = read),

@@ -49,6 +49,37 @@ describe("buildReport", () => {
     expect(text).toContain("cross-format: targets met in 1 of 1 format/mode pairs");
   });
 
+  test("cache hits are compared with the misses of the same request, p50 at one connection", () => {
+    const latency = (p50Ms: number): LoadResult => ({ ...load(1), p50Ms });
+    const cachedReport = buildReport(meta, [
+      { scenario: scenario("gateway"), result: load(4_000), cpuUsPerRequest: 200, latency: latency(0.5) },
+      { scenario: scenario("cached"), result: load(12_000), cpuUsPerRequest: 60, latency: latency(0.08) },
+    ]);
+    const c = cachedReport.groups[0]!.cacheComparison!;
+    expect(c.throughputRatio).toBe(3);
+    expect(c.p50Ratio).toBeCloseTo(6.25, 5);
+    expect([c.latencyPass, c.throughputPass, c.latencyFromSingleConnection]).toEqual([true, false, true]);
+    const text = formatReport(cachedReport);
+    expect(text).toContain("p50 6.3× faster (one connection) (target ≥ 5×) PASS");
+    expect(text).toContain("throughput 3.0× (target ≥ 5×) MISS");
+    expect(text).toContain("met in 1 of 1 format/mode pairs");
+    expect(report.groups[0]!.cacheComparison).toBeUndefined();
+  });
+
+  test("cost rows print their p50 against their target", () => {
+    const row = { calls: 10, sink: 1, note: "", p99Us: 9 };
+    const text = formatReport(
+      buildReport(meta, [], [
+        { ...row, id: "a", label: "warm routing", p50Us: 4.2, targetP50Us: 50 },
+        { ...row, id: "b", label: "limits + cache", p50Us: 31, targetP50Us: 30 },
+        { ...row, id: "c", label: "request log", p50Us: 2, targetP50Us: undefined },
+      ]),
+    );
+    expect(text).toMatch(/warm routing +p50 +4\.20 µs .*\(target ≤ 50 µs\) PASS/);
+    expect(text).toMatch(/limits \+ cache +p50 +31\.00 µs .*\(target ≤ 30 µs\) MISS/);
+    expect(text).not.toMatch(/request log.*(PASS|MISS)/);
+  });
+
   test("no cross row, no cross comparison", () => {
     const only = buildReport(meta, [
       { scenario: scenario("bare"), result: load(10_000), cpuUsPerRequest: 50 },

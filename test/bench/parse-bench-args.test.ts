@@ -17,6 +17,9 @@ describe("parseBenchArgs", () => {
     [["--targets", "cross,bare"], { targets: ["bare", "cross"] }],
     [["--cpu-prof", "/tmp/prof"], { cpuProfDir: "/tmp/prof" }],
     [["--tool", "builtin"], { tool: "builtin" }],
+    [[], { costs: "on" }],
+    [["--costs", "only"], { costs: "only" }],
+    [["--targets", "cached,gateway"], { targets: ["gateway", "cached"] }],
     [["--out", "/tmp/x.json"], { json: true, out: "/tmp/x.json" }],
     [["--database-url", "postgres://h/db"], { databaseUrl: "postgres://h/db" }],
   ])("%p", (argv, expected) => {
@@ -29,6 +32,7 @@ describe("parseBenchArgs", () => {
     [["--rounds", "0"], /--rounds/],
     [["--formats", "messages,soap"], /unknown "soap"/],
     [["--tool", "ab"], /--tool/],
+    [["--costs", "maybe"], /--costs/],
     [["--nope"], /nope/],
   ])("rejects %p", (argv, message) => {
     expect(() => parseBenchArgs(argv)).toThrow(message);

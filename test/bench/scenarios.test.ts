@@ -46,6 +46,17 @@ describe("buildScenarios", () => {
     expect(byId(id).headers[header]).toBe(value);
   });
 
+  test("the miss rows skip the cache per request; `cached` repeats the gateway request without that", () => {
+    const withCached = buildScenarios({ formats: ["chat"], modes: ["json"], targets: ["gateway", "cross", "cached"] }, endpoints);
+    const [gateway, cross, cached] = withCached;
+    expect(gateway!.headers["cache-control"]).toBe("no-cache");
+    expect(cross!.headers["cache-control"]).toBe("no-cache");
+    expect(cached!.headers["cache-control"]).toBeUndefined();
+    expect(cached!.body).toBe(gateway!.body);
+    expect(cached!.url).toBe(gateway!.url);
+    expect(cached!.headers.authorization).toBe("Bearer rl_test");
+  });
+
   test("direct and bare never carry the gateway key", () => {
     for (const s of all.filter((s) => s.target === "direct" || s.target === "bare")) expect(JSON.stringify(s.headers)).not.toContain("rl_test");
   });
@@ -101,7 +112,7 @@ describe("the bench's gateway config", () => {
     expect(config.providers.sim).toMatchObject({ kind: "sim", baseUrl: "http://127.0.0.1:9" });
   });
 
-  test("the response cache is off: every gateway request goes upstream, as every bare one does", () => {
-    expect(config.responseCache?.enabled).toBe(false);
+  test("the response cache is on, so the `cached` rows can measure its hits", () => {
+    expect(config.responseCache?.enabled).toBe(true);
   });
 });
