@@ -20,6 +20,8 @@ export interface GatewayMetrics {
   setInFlight(read: () => { requests: number; streams: number }): void;
   /** Read at scrape time: usage rows waiting to be written. */
   setUsageBacklog(read: () => number): void;
+  /** Where the degraded states of shared stores are read (1 = Redis unreachable, running in process). */
+  setDegraded(read: () => { limits: boolean; responseCacheL2: boolean }): void;
   /** Prometheus text exposition. */
   render(): Promise<string>;
 }
@@ -197,6 +199,18 @@ export function createMetrics(config: () => Config): GatewayMetrics {
       this.set(readBacklog());
     },
   });
+  let readDegraded = (): { limits: boolean; responseCacheL2: boolean } => ({ limits: false, responseCacheL2: false });
+  new Gauge({
+    name: "routelane_redis_degraded",
+    help: "1 while Redis cannot be reached and the part runs on in-process state (limits counted per instance; no shared cache level).",
+    labelNames: ["part"],
+    registers: [registry],
+    collect() {
+      const now = readDegraded();
+      this.set({ part: "limits" }, now.limits ? 1 : 0);
+      this.set({ part: "response_cache" }, now.responseCacheL2 ? 1 : 0);
+    },
+  });
   for (const cacheName of ["response", "decision"] as const) for (const result of ["hit", "miss"]) cache.inc({ cache: cacheName, result }, 0);
   cacheBatch.bind(cache);
   const latencyOf = createHistogramChildren(latency);
@@ -238,6 +252,7 @@ export function createMetrics(config: () => Config): GatewayMetrics {
     limitRefused: (kind) => limits.inc({ kind: LIMIT_KINDS.has(kind) ? kind : OTHER }),
     setInFlight: (read) => void (readInFlight = read),
     setUsageBacklog: (read) => void (readBacklog = read),
+    setDegraded: (read) => void (readDegraded = read),
     render: () => registry.metrics(),
   };
 }
