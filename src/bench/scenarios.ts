@@ -8,11 +8,9 @@
  * request without that header, so every request after the first is answered from the cache.
  */
 
+import { SET_EFFORT } from "../upstream/set-effort.ts";
 import { BENCH_EFFORT, BENCH_MODELS, buildBenchConfig, CROSS_TIERS, SAME_FORMAT_TIER } from "./build-bench-config.ts";
-import { setChatEffort } from "../upstream/chat/set-chat-effort.ts";
 import type { JsonObject } from "../upstream/effort-result.ts";
-import { setMessagesEffort } from "../upstream/messages/set-messages-effort.ts";
-import { setResponsesEffort } from "../upstream/responses/set-responses-effort.ts";
 
 export const FORMAT_NAMES = ["messages", "chat", "responses"] as const;
 export const MODE_NAMES = ["json", "stream"] as const;
@@ -92,7 +90,6 @@ export const FORMATS: Readonly<Record<BenchFormat, FormatSpec>> = {
 /** The same-format tier routes to the all-APIs model, so direct and bare ask for that id themselves. */
 const UPSTREAM_MODEL = BENCH_MODELS.all;
 
-const SET_EFFORT = { messages: setMessagesEffort, chat: setChatEffort, responses: setResponsesEffort } as const;
 
 /**
  * Direct and bare send what the gateway itself sends upstream, effort fields included (the tier's
