@@ -42,6 +42,27 @@ export class GatewayError extends Error {
   }
 }
 
+const GATEWAY_ERROR_TYPES: ReadonlySet<string> = new Set<GatewayErrorType>([
+  "invalid_request_error",
+  "authentication_error",
+  "permission_error",
+  "not_found_error",
+  "request_too_large",
+  "rate_limit_error",
+  "api_error",
+  "upstream_error",
+  "overloaded_error",
+  "timeout_error",
+]);
+
+/**
+ * A failure reported inside a stream (its type a plain string, as decoders read it off the wire)
+ * as the gateway's error; a type the gateway does not know is `api_error`.
+ */
+export function gatewayErrorOf(status: number, type: string, message: string): GatewayError {
+  return new GatewayError(status, GATEWAY_ERROR_TYPES.has(type) ? (type as GatewayErrorType) : "api_error", message);
+}
+
 export const invalidRequest = (message: string, param: string | null = null): GatewayError =>
   new GatewayError(400, "invalid_request_error", message, { param });
 

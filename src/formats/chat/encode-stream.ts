@@ -1,4 +1,4 @@
-import { GatewayError, type GatewayErrorType } from "../../canonical/gateway-error.ts";
+import { gatewayErrorOf, type GatewayError } from "../../canonical/gateway-error.ts";
 import type { StreamError, StreamEvent } from "../../canonical/stream-event.ts";
 import type { EncodeContext, StreamEncoder } from "../client-format.ts";
 import { encodeChatStreamError } from "./encode-stream-error.ts";
@@ -15,21 +15,8 @@ export interface ChatStreamState {
   readonly ended: boolean;
 }
 
-const GATEWAY_ERROR_TYPES: ReadonlySet<string> = new Set<GatewayErrorType>([
-  "invalid_request_error",
-  "authentication_error",
-  "permission_error",
-  "not_found_error",
-  "request_too_large",
-  "rate_limit_error",
-  "api_error",
-  "upstream_error",
-  "overloaded_error",
-  "timeout_error",
-]);
 
-const asGatewayError = (error: StreamError): GatewayError =>
-  new GatewayError(error.status, GATEWAY_ERROR_TYPES.has(error.type) ? (error.type as GatewayErrorType) : "api_error", error.message);
+const asGatewayError = (error: StreamError): GatewayError => gatewayErrorOf(error.status, error.type, error.message);
 
 const frame = (payload: unknown): string => `data: ${JSON.stringify(payload)}\n\n`;
 

@@ -1,4 +1,4 @@
-import { GatewayError, type GatewayErrorType } from "../../canonical/gateway-error.ts";
+import { gatewayErrorOf } from "../../canonical/gateway-error.ts";
 import type { BlockStart, StreamError, StreamEvent } from "../../canonical/stream-event.ts";
 import { ZERO_USAGE, type Usage } from "../../canonical/usage.ts";
 import type { EncodeContext, StreamEncoder } from "../client-format.ts";
@@ -55,22 +55,9 @@ function messageStart(ctx: EncodeContext, id: string, usage: Usage = ZERO_USAGE)
   });
 }
 
-const GATEWAY_ERROR_TYPES: ReadonlySet<string> = new Set<GatewayErrorType>([
-  "invalid_request_error",
-  "authentication_error",
-  "permission_error",
-  "not_found_error",
-  "request_too_large",
-  "rate_limit_error",
-  "api_error",
-  "upstream_error",
-  "overloaded_error",
-  "timeout_error",
-]);
 
 function errorFrame(error: StreamError): string {
-  const type = (GATEWAY_ERROR_TYPES.has(error.type) ? error.type : "api_error") as GatewayErrorType;
-  return encodeMessagesStreamError(new GatewayError(error.status, type, error.message));
+  return encodeMessagesStreamError(gatewayErrorOf(error.status, error.type, error.message));
 }
 
 /** Closes the open Messages block, if any. */

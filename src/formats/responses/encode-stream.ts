@@ -1,5 +1,5 @@
 import type { ThinkingPart } from "../../canonical/content-part.ts";
-import { GatewayError, type GatewayErrorType } from "../../canonical/gateway-error.ts";
+import { gatewayErrorOf } from "../../canonical/gateway-error.ts";
 import type { BlockStart, StreamEvent } from "../../canonical/stream-event.ts";
 import type { EncodeContext, StreamEncoder } from "../client-format.ts";
 import {
@@ -175,7 +175,7 @@ export const responsesStreamEncoder = {
     if (state.phase === "done") return [state, ""];
     if (event.type === "error") {
       state.phase = "done";
-      const error = new GatewayError(event.error.status, event.error.type as GatewayErrorType, event.error.message);
+      const error = gatewayErrorOf(event.error.status, event.error.type, event.error.message);
       return [state, encodeResponsesStreamError(error, state.sequence++)];
     }
     if (event.type === "start") return [state, state.phase === "before" ? opening(state, event.id) : ""];
