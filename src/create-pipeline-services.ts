@@ -21,8 +21,8 @@ export interface PipelineServices {
   readonly limiter: GatewayLimiter;
   readonly responseCache: ResponseCache | undefined;
   readonly usageWriter: UsageWriter;
-  /** Turns finished requests into usage rows and monthly token counts. */
-  readonly usageObserver: RequestObserver;
+  /** Turns finished requests into usage rows and monthly token counts, priced by the config in use. */
+  usageObserverFor(config: Config): RequestObserver;
   readonly pins: PinStore;
   /** The routing of a config: rebuilt when a reload brings a new config; pins are shared. */
   routingFor(config: Config): Routing;
@@ -62,23 +62,30 @@ export function createPipelineServices(options: PipelineServicesOptions): Pipeli
   let routing: Routing | undefined;
   const routingFor = (next: Config): Routing => {
     if (routing?.config !== next) {
+      // One cleanup of expired decisions is enough for the database: the first routing runs it.
+      const cleanup = routing === undefined;
       // A reloaded config gets its own rules and pools; conversations keep their pins.
       const onChange = options.onBreakerChange;
       routing = createRouting({
         config: next,
         database,
         pins,
+        cleanup,
         ...(options.askClass ? { askClass: options.askClass } : {}),
         ...(onChange ? { onBreakerChange: (model: string, _from: BreakerState, to: BreakerState) => onChange(model, to) } : {}),
       });
     }
     return routing;
   };
+  let observed: { readonly config: Config; readonly observe: RequestObserver } | undefined;
   return {
     limiter,
     responseCache,
     usageWriter,
-    usageObserver: createUsageObserver({ writer: usageWriter, models: config.models, limiter }),
+    usageObserverFor: (next) => {
+      if (observed?.config !== next) observed = { config: next, observe: createUsageObserver({ writer: usageWriter, models: next.models, limiter }) };
+      return observed.observe;
+    },
     pins,
     routingFor,
     async close() {

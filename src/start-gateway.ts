@@ -140,7 +140,8 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     providers: () => holder.deps.providers,
     onError: (error) => requestLog.logger.warn({ reason: error instanceof Error ? error.message : String(error) }, "smart+ worker loop failed; retrying"),
   });
-  const observers: RequestObserver[] = [requestLog.observe, services.usageObserver];
+  // Usage is priced by the config in use: a reload's new models have their prices at once.
+  const observers: RequestObserver[] = [requestLog.observe, (record) => services.usageObserverFor(holder.current())(record)];
   // Label values are checked against the config in use, read at each observation.
   const metrics = createMetrics(() => holder.current());
   observers.push(metrics.observe);

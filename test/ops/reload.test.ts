@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { writeFileSync } from "node:fs";
 import { DEFAULT_CONFIG } from "../../src/config/default-config.ts";
 import type { FileConfig } from "../../src/config/schema.ts";
@@ -46,6 +47,24 @@ describe("config reload", () => {
     expect(statuses.every((s) => s === 200)).toBe(true);
     expect(await modelOf(await ask())).toBe("sim-normal");
     expect(gw.gateway.config.tiers.fast.models).toEqual(["sim-normal"]);
+  }, 30_000);
+
+  test("a model added by a reload is priced from the new file in the usage it records", async () => {
+    const priced = { ...DEFAULT_CONFIG.models["sim-fast"]!, upstreamId: "sim-fast", prices: { input: 1_000_000, output: 1_000_000, cacheRead: 0, cacheWrite: 0 } };
+    const next = withFastPool(["sim-priced"]);
+    writeFileSync(configPath, JSON.stringify({ ...next, models: { ...next.models, "sim-priced": priced } }));
+    expect((await reload()).status).toBe(200);
+    const res = await ask();
+    expect(await modelOf(res)).toBe("sim-priced");
+    const requestId = res.headers.get("x-router-request-id")!;
+    let cost = 0;
+    for (let i = 0; i < 200 && cost === 0; i++) {
+      const rows = await gw.testDatabase.database.rows<{ cost: number }>(sql`select cost_usd as cost from usage_records where request_id = ${requestId}`);
+      cost = rows[0]?.cost ?? 0;
+      if (cost === 0) await Bun.sleep(25);
+    }
+    // A dollar per token: the cost is the token count itself, so any tokens at all show.
+    expect(cost).toBeGreaterThan(1);
   }, 30_000);
 
   test.each([
