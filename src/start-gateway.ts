@@ -139,6 +139,27 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     config: () => holder.current(),
     providers: () => holder.deps.providers,
     onError: (error) => requestLog.logger.warn({ reason: error instanceof Error ? error.message : String(error) }, "smart+ worker loop failed; retrying"),
+    // The job's model calls are billed to its account like any answered request.
+    onModelCall: (job, call) =>
+      services.usageObserverFor(holder.current())({
+        // One row per model call, a re-run of the job after a lost lease included.
+        requestId: `${job.id}-${call.attempt}-${crypto.randomUUID().slice(0, 8)}`,
+        startedAt: Date.now(),
+        endpoint: "smartplus_job",
+        stream: false,
+        accountId: job.accountId,
+        tier: "smart-plus",
+        model: call.model,
+        effort: job.effort,
+        source: "smartplus",
+        status: 200,
+        clientAborted: false,
+        latencyMs: call.latencyMs,
+        usage: call.usage,
+        cacheHit: false,
+        attempts: 1,
+        warnings: [],
+      }),
   });
   // Usage is priced by the config in use: a reload's new models have their prices at once.
   const observers: RequestObserver[] = [requestLog.observe, (record) => services.usageObserverFor(holder.current())(record)];

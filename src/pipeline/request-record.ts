@@ -1,7 +1,7 @@
 import type { Usage } from "../canonical/usage.ts";
 
 /** The endpoint a record is about. */
-export type RecordEndpoint = "messages" | "chat" | "responses" | "count_tokens";
+export type RecordEndpoint = "messages" | "chat" | "responses" | "count_tokens" | "smartplus_job";
 
 /**
  * What the pipeline reports once a request has finished (the last byte of a stream sent, or the

@@ -7,6 +7,7 @@ import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
 import { createBlobStore, type BlobStore } from "./create-blob-store.ts";
 import { createJobStore, type JobStore } from "./create-job-store.ts";
 import { handleTurn, type TurnInput } from "./handle-turn.ts";
+import type { RunJobDeps } from "./run-job.ts";
 import { startWorker, type Worker } from "./start-worker.ts";
 
 /** What the pipeline, the handoff routes and start-up see of Smart+. */
@@ -34,6 +35,8 @@ export interface SmartPlusOptions {
   /** Names this process's worker in the job rows. */
   readonly workerId?: string;
   readonly onError?: (error: unknown) => void;
+  /** Each model call a worker makes for a job (usage accounting). */
+  readonly onModelCall?: RunJobDeps["onModelCall"];
 }
 
 /** Turn-side polling of a job's progress; a worker updates at each phase. */
@@ -73,6 +76,7 @@ export function createSmartPlus(options: SmartPlusOptions): SmartPlus {
           return { name: job.model, model, provider, effort: isEffort(job.effort) ? job.effort : "high" };
         },
         ...(options.onError ? { onError: options.onError } : {}),
+        ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
       });
     },
     async close() {

@@ -1,3 +1,4 @@
+import type { Usage } from "../canonical/usage.ts";
 import { SET_EFFORT } from "../upstream/set-effort.ts";
 import type { Effort } from "../canonical/effort.ts";
 import { GatewayError } from "../canonical/gateway-error.ts";
@@ -31,7 +32,7 @@ export const patchOutputTokens = (model: ModelConfig): number => Math.min(model.
  * effort (clamped to what the model supports). Written as a Messages body and translated through
  * the canonical model when the model speaks another API, like any cross-format request.
  */
-export async function requestPatch(target: PatchModel, prompt: string, signal: AbortSignal): Promise<string> {
+export async function requestPatch(target: PatchModel, prompt: string, signal: AbortSignal): Promise<PatchAnswer> {
   const { model, provider } = target;
   const api = model.apis[0]!;
   const messagesBody: JsonObject = { model: model.upstreamId, max_tokens: patchOutputTokens(model), messages: [{ role: "user", content: prompt }] };
@@ -58,7 +59,13 @@ export async function requestPatch(target: PatchModel, prompt: string, signal: A
     throw new GatewayError(502, "upstream_error", "the model's answer was not JSON");
   }
   const decoded = UPSTREAM_ADAPTERS[api].decodeResponse(json).value;
-  return decoded.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+  return { text: decoded.content.map((part) => (part.type === "text" ? part.text : "")).join(""), usage: decoded.usage };
+}
+
+/** The model's answer and what it cost (billed to the job's account). */
+export interface PatchAnswer {
+  readonly text: string;
+  readonly usage: Usage;
 }
 
 /** The diff in a model's answer: a fenced `diff`/`patch` block, else the text from the first `diff --git` or `--- `. */

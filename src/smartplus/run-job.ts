@@ -1,3 +1,4 @@
+import type { Usage } from "../canonical/usage.ts";
 import { createReadStream, rmSync } from "node:fs";
 import type { SmartPlusConfig } from "../config/schema.ts";
 import { buildPatchPrompt } from "./build-patch-prompt.ts";
@@ -15,6 +16,8 @@ export interface RunJobDeps {
   readonly settings: SmartPlusConfig;
   /** The model named in the job, ready to call; null when the config no longer has it. */
   resolveModel(job: Job): PatchModel | null;
+  /** Each model call of a job, for usage accounting (the job's account pays for it). */
+  readonly onModelCall?: (job: Job, call: { readonly attempt: number; readonly model: string; readonly usage: Usage; readonly latencyMs: number }) => void;
 }
 
 /** Room kept in the window for the instructions and headings around the repository. */
@@ -51,7 +54,9 @@ export async function runJob(job: Job, worker: string, deps: RunJobDeps, signal:
     for (let attempt = 1; attempt <= settings.retries + 1; attempt++) {
       await phase(attempt === 1 ? "writing the patch" : `writing the patch again (attempt ${attempt}: the last one did not apply)`);
       const prompt = buildPatchPrompt({ task: job.task, tree: context.tree, treeOmitted: context.treeOmitted, files: context.files, ...(previous ? { previous } : {}) });
-      const answer = await requestPatch(target, prompt, signal);
+      const startedAt = performance.now();
+      const { text: answer, usage } = await requestPatch(target, prompt, signal);
+      deps.onModelCall?.(job, { attempt, model: target.name, usage, latencyMs: performance.now() - startedAt });
       const found = extractDiff(answer);
       if (!found) {
         previous = { diff: answer.slice(0, 2_000), error: "the answer held no unified diff" };
