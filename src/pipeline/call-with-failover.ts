@@ -28,6 +28,8 @@ export interface FailoverOptions {
   readonly clientHeaders: Headers;
   /** Per-model circuit breaker: an open one skips the model at no cost. */
   readonly breaker?: CircuitBreaker | undefined;
+  /** Opens a span per attempt (tracing): failed with the reason, ended either way. */
+  readonly attemptSpan?: (candidate: Candidate, attempt: number) => { fail(message: string): void; end(): void };
   /** Called after every attempt, successful or not. */
   readonly onAttempt?: (report: AttemptReport) => void;
 }
@@ -52,6 +54,7 @@ export async function callWithFailover(call: ModelCall, candidates: readonly Can
   for (const candidate of candidates) {
     if (breaker && !breaker.tryAcquire(candidate.name)) continue;
     attempts++;
+    const span = options.attemptSpan?.(candidate, attempts);
     try {
       const provider = options.providers[candidate.model.provider]!;
       const answer = await callModel(call, candidate.name, candidate.model, candidate.effort, provider, options.clientHeaders);
@@ -60,12 +63,15 @@ export async function callWithFailover(call: ModelCall, candidates: readonly Can
       return { answer, candidate, attempts };
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
+      span?.fail(`${error.status} ${error.type}`);
       options.onAttempt?.({ candidate, error });
       // The model answered (the request was bad) or the client left: not the model's failure.
       if (error.retryable) breaker?.recordFailure(candidate.name);
       else if (error.status !== 499) breaker?.recordSuccess(candidate.name);
       if (!error.retryable) throw error;
       last = error;
+    } finally {
+      span?.end();
     }
   }
   if (!last) {

@@ -15,7 +15,7 @@ import { MessagesRequestSchema } from "../formats/messages/schema.ts";
 import { ResponsesRequestSchema } from "../formats/responses/schema.ts";
 import type { Lease } from "../limits/limiter.ts";
 import { resolveTier } from "../routing/resolve-tier.ts";
-import type { JsonObject } from "../upstream/effort-result.ts";
+import { isJsonObject, type JsonObject } from "../upstream/effort-result.ts";
 import { sniffUsage } from "../upstream/passthrough/sniff-usage.ts";
 import { acquireLease, NO_LEASE } from "./acquire-lease.ts";
 import { answerFromCache } from "./answer-from-cache.ts";
@@ -26,6 +26,7 @@ import type { GatewayDeps } from "./gateway-deps.ts";
 import { newRequestId } from "./new-request-id.ts";
 import { readJsonBody } from "./read-json-body.ts";
 import { readResponseId } from "./read-response-id.ts";
+import { requestSpan } from "../ops/request-span.ts";
 import { decodeAnswerBytes } from "./rebuild-answer.ts";
 import { renderError, toGatewayError } from "./render-error.ts";
 import { routeRequest } from "./route-request.ts";
@@ -125,7 +126,7 @@ async function serveFromCache(s: Served, slot: CacheSlot, headers: Record<string
   fields.model = hit.headers["x-router-model"];
   fields.effort = hit.headers["x-router-effort"];
   fields.source = hit.headers["x-router-source"];
-  const includeUsage = isObject(s.body.stream_options) && s.body.stream_options.include_usage === true;
+  const includeUsage = isJsonObject(s.body.stream_options) && s.body.stream_options.include_usage === true;
   const own = { ...headers, "x-router-request-id": s.requestId, [REQUEST_ID_HEADER[s.format]]: s.requestId };
   const response = answerFromCache(s.format, hit, s.stream, s.tier, includeUsage, own);
   s.track.markFirstByte();
@@ -140,7 +141,9 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
   const { fields } = track;
   let canonical: Converted<CanonicalRequest> | undefined;
   const decode = (): Converted<CanonicalRequest> => (canonical ??= CLIENT_FORMATS[format].decodeRequest(s.body));
-  const route = await routeRequest(deps, format, s.request.headers, s.principal, tier, decode);
+  const span = requestSpan(s.request);
+  const routing = span.child("routing", { "routelane.tier": tier });
+  const route = await routeRequest(deps, format, s.request.headers, s.principal, tier, decode).finally(() => routing.end());
   fields.source = route.source;
   if (route.taskClass) fields.taskClass = route.taskClass;
   setHeaders({ ...lease.headers, ...routerHeaders(format, requestId, tier, route.modelName, route.effort, route.source) });
@@ -172,6 +175,7 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
     providers: deps.providers,
     clientHeaders: s.request.headers,
     breaker: deps.routing?.breaker,
+    attemptSpan: (candidate, attempt) => span.child("upstream attempt", { "routelane.model": candidate.name, "routelane.attempt": attempt }),
     onAttempt: (report) => {
       fields.attempts = (fields.attempts ?? 0) + 1;
       fields.model = report.candidate.name;
@@ -202,8 +206,6 @@ function finishWhole(s: Served, answer: ModelAnswer, store: CacheSlot | undefine
   if (store && whole) store.cache.put(store.key, whole, answeredHeaders);
   s.track.finish(200, usageOfAnswer(s.format, answer, whole));
 }
-
-const isObject = (value: unknown): value is JsonObject => value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** The complete answer in canonical form: decoded already when translated, read from the bytes when passed through. */
 function wholeAnswer(format: WireFormat, answer: ModelAnswer): CanonicalResponse | null {
