@@ -1,3 +1,4 @@
+import { isJsonObject as isRecord } from "../canonical/json-object.ts";
 /**
  * The same-format fast path of a model switch: the raw request bodies, parsed once, are cleaned
  * without going through the canonical model. Both return the body itself when nothing changed.
@@ -5,7 +6,6 @@
 
 type JsonRecord = Record<string, unknown>;
 
-const isRecord = (value: unknown): value is JsonRecord => typeof value === "object" && value !== null && !Array.isArray(value);
 const isThinkingBlock = (block: unknown) => isRecord(block) && (block.type === "thinking" || block.type === "redacted_thinking");
 
 const hasBlock = (message: unknown, type: string) =>

@@ -6,8 +6,4 @@ export interface EffortResult {
   readonly warnings: readonly string[];
 }
 
-export type JsonObject = Record<string, unknown>;
-
-export function isJsonObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
+export { isJsonObject, type JsonObject } from "../canonical/json-object.ts";

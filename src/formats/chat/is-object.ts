@@ -1,4 +1,2 @@
-/** A JSON object (not null, not an array). */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
+/** A JSON object (not null, not an array): the one definition, under the name this folder reads. */
+export { isJsonObject as isObject } from "../../canonical/json-object.ts";

@@ -1,9 +1,9 @@
+import { isJsonObject as isObject } from "../../canonical/json-object.ts";
 import { ZERO_USAGE, type Usage } from "../../canonical/usage.ts";
 
 type JsonObject = Record<string, unknown>;
 
 const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0);
-const isObject = (value: unknown): value is JsonObject => value !== null && typeof value === "object" && !Array.isArray(value);
 
 /**
  * Messages usage → canonical. Messages `input_tokens` leaves out cache reads and writes, the

@@ -1,10 +1,10 @@
+import { isJsonObject as isObject } from "../../canonical/json-object.ts";
+export { isObject };
 import { invalidRequest } from "../../canonical/gateway-error.ts";
 import type { CacheControl } from "../../canonical/content-part.ts";
 
 export type JsonObject = Record<string, unknown>;
 
-export const isObject = (value: unknown): value is JsonObject =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** The object at `field`, or a 400 naming it. */
 export function objectAt(value: unknown, field: string): JsonObject {

@@ -1,10 +1,10 @@
+import { isJsonObject as isObject } from "../../canonical/json-object.ts";
+export { isObject };
 import type { DocumentPart, ImagePart, MediaSource, TextPart } from "../../canonical/content-part.ts";
 import { invalidRequest } from "../../canonical/gateway-error.ts";
 
 export type InputPart = TextPart | ImagePart | DocumentPart;
 
-export const isObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
 
 const DATA_URL = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s;
 

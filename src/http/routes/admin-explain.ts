@@ -1,3 +1,4 @@
+import { isJsonObject as isObject } from "../../canonical/json-object.ts";
 import { Elysia } from "elysia";
 import { timingSafeEqual } from "node:crypto";
 import type { AccountStore } from "../../accounts/account-store.ts";
@@ -37,7 +38,6 @@ const OPERATOR: Principal = {
   limits: { requestsPerMinute: null, concurrentRequests: null, tokensPerMonth: null },
 };
 
-const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
 
 function error(status: number, type: string, message: string): Response {
   return Response.json({ error: { message, type, code: type } }, { status });

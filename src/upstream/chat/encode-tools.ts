@@ -1,8 +1,8 @@
+import { isJsonObject as isObject } from "../../canonical/json-object.ts";
 import type { ResponseFormat, Tool, ToolChoice } from "../../canonical/request.ts";
 
 type JsonObject = Record<string, unknown>;
 
-const isObject = (value: unknown): value is JsonObject => value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** The schema a builtin tool's raw definition carries, under any of the three formats' field names. */
 function builtinSchema(raw: JsonObject): JsonObject | undefined {

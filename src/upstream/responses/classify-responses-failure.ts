@@ -1,3 +1,4 @@
+import { isJsonObject as isObject } from "../../canonical/json-object.ts";
 import type { GatewayErrorType } from "../../canonical/gateway-error.ts";
 
 export interface ResponsesFailure {
@@ -6,7 +7,6 @@ export interface ResponsesFailure {
   readonly message: string;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** Error types that already name a gateway error (a Routelane upstream, or the shared OpenAI/Anthropic names). */
 const KNOWN_TYPES: Readonly<Record<string, readonly [number, GatewayErrorType]>> = {

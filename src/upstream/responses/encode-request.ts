@@ -1,3 +1,4 @@
+import { isJsonObject as isObject } from "../../canonical/json-object.ts";
 import type { Converted } from "../../canonical/converted.ts";
 import type { ContentPart } from "../../canonical/content-part.ts";
 import type { CanonicalMessage, CanonicalRequest, ResponseFormat, Tool, ToolChoice } from "../../canonical/request.ts";
@@ -10,7 +11,6 @@ const MIN_OUTPUT_TOKENS = 16;
 /** OpenAI rejects longer `safety_identifier` values. */
 const MAX_SAFETY_IDENTIFIER = 64;
 
-const isObject = (value: unknown): value is JsonObject => value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** The schema a builtin tool of another API declares, if it declares one. */
 function builtinSchema(raw: JsonObject): JsonObject | undefined {

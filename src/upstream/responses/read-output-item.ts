@@ -1,9 +1,10 @@
+import { isJsonObject as isObject } from "../../canonical/json-object.ts";
+export { isObject };
 import type { OutputPart, ThinkingPart } from "../../canonical/content-part.ts";
 import { packResponsesReasoning } from "../../formats/responses/pack-reasoning.ts";
 
 type JsonObject = Record<string, unknown>;
 
-export const isObject = (value: unknown): value is JsonObject => value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** The summary texts of a reasoning item, joined as the canonical thinking text. */
 export function reasoningText(item: JsonObject): string {
