@@ -93,16 +93,28 @@ interface Translation {
 }
 
 /** Runs canonical events through the client format's encoder, noting how the answer ends. */
+/** The spec: a streamed reply a content filter blocked ends with the format's error event, not a clean stop. */
+const CONTENT_FILTERED: Extract<StreamEvent, { type: "error" }> = {
+  type: "error",
+  error: { status: 400, type: "invalid_request_error", message: "the reply was blocked by the upstream's content filter" },
+};
+
 function encodeEvents(t: Translation, events: readonly StreamEvent[], format: ClientFormat): string {
   let out = "";
-  for (const event of events) {
+  for (const original of events) {
     if (t.outcome.ended) break;
-    if (event.type === "finish") {
-      t.outcome.usage = event.usage;
-      t.outcome.stopReason = event.stopReason;
+    let event = original;
+    if (original.type === "finish") {
+      // The tokens were spent either way: the usage is the answer's, filtered or not.
+      t.outcome.usage = original.usage;
+      t.outcome.stopReason = original.stopReason;
       t.outcome.ended = true;
-    } else if (event.type === "error") {
-      t.outcome.error = event.error.message;
+      if (original.stopReason.unified === "content_filter") {
+        event = CONTENT_FILTERED;
+        t.outcome.error = CONTENT_FILTERED.error.message;
+      }
+    } else if (original.type === "error") {
+      t.outcome.error = original.error.message;
       t.outcome.ended = true;
     }
     if (t.collector) collectStreamResponse(t.collector, event);
