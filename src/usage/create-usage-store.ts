@@ -1,6 +1,8 @@
+import type { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import type { NewUsageRecord } from "../db/schema/usage.ts";
+import { COPY_COLUMNS, encodeCopyRows } from "./encode-copy-rows.ts";
 
 /** Where usage rows go. Inserting a row whose request id is already stored is a no-op. */
 export interface UsageStore {
@@ -8,12 +10,16 @@ export interface UsageStore {
 }
 
 /**
- * The Postgres/PGlite store: one statement per batch, `on conflict (request_id) do nothing`. The
- * batch travels as one JSON parameter that the database unpacks (`json_to_recordset`): building a
- * multi-row insert through the query builder cost more CPU per row than everything else a
- * request does, on the gateway's own thread.
+ * One statement per batch, `on conflict (request_id) do nothing`, so a retried batch that had
+ * landed counts nothing twice. Rows never go through the query builder: building a multi-row
+ * insert that way cost more CPU per row than everything else a request does.
  */
 export function createUsageStore(database: Database): UsageStore {
+  return database.driver.kind === "pglite" ? createPgliteStore(database.driver.client) : createJsonStore(database);
+}
+
+/** Postgres: the batch travels as one JSON parameter that the server unpacks (`json_to_recordset`). */
+function createJsonStore(database: Database): UsageStore {
   return {
     async insert(rows) {
       if (rows.length === 0) return;
@@ -29,6 +35,31 @@ export function createUsageStore(database: Database): UsageStore {
           "inputTokens" bigint, "outputTokens" bigint, "cacheReadTokens" bigint, "cacheWriteTokens" bigint,
           "reasoningTokens" bigint, "costUsd" double precision)
         on conflict (request_id) do nothing`);
+    },
+  };
+}
+
+const COLUMNS = COPY_COLUMNS.join(", ");
+
+/**
+ * PGlite runs inside the gateway's process, so its work is the gateway's CPU: the batch is COPYed
+ * as text into a temporary staging table and moved over in the same transaction, which costs about
+ * a third less per row than unpacking JSON (COPY cannot skip conflicts itself, hence the stage).
+ */
+function createPgliteStore(client: PGlite): UsageStore {
+  let staged: Promise<unknown> | undefined;
+  return {
+    async insert(rows) {
+      if (rows.length === 0) return;
+      staged ??= client.exec("create temp table if not exists usage_stage (like usage_records) on commit delete rows").catch((error: unknown) => {
+        staged = undefined;
+        throw error;
+      });
+      await staged;
+      await client.transaction(async (tx) => {
+        await tx.query(`copy usage_stage (${COLUMNS}) from '/dev/blob'`, [], { blob: new Blob([encodeCopyRows(rows)]) });
+        await tx.query(`insert into usage_records (${COLUMNS}) select ${COLUMNS} from usage_stage on conflict (request_id) do nothing`);
+      });
     },
   };
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { createAccountStore } from "../../src/accounts/account-store.ts";
 import type { Usage } from "../../src/canonical/usage.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
@@ -121,6 +122,38 @@ describe("usage in the database", () => {
     observe(rows[0]!);
     await writer.close();
     expect((await queryMonthlyUsage(t.database, otherId, "2027-01")).totals.requests).toBe(1);
+  });
+
+  test("text with tabs, newlines and backslashes, and null columns, come back as written", async () => {
+    const store = createUsageStore(t.database);
+    const row = {
+      requestId: `req_${process.pid}_awkward`,
+      accountId: otherId,
+      createdAt: new Date(Date.UTC(2027, 1, 3, 4, 5, 6, 789)),
+      endpoint: "chat",
+      tier: "fast",
+      model: "odd\tname\nwith\\ \\N",
+      effort: null,
+      source: "tab\there",
+      cacheHit: true,
+      status: 200,
+      latencyMs: 1.5,
+      ttfbMs: null,
+      inputTokens: 3,
+      outputTokens: 4,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 1,
+      costUsd: 0,
+    };
+    await store.insert([row]);
+    await store.insert([row]);
+    const back = await t.database.rows<Record<string, unknown>>(
+      sql`select model, effort, source, cache_hit, ttfb_ms, created_at, output_tokens::int as output from usage_records where request_id = ${row.requestId}`,
+    );
+    expect(back).toHaveLength(1);
+    expect(back[0]).toMatchObject({ model: row.model, effort: null, source: row.source, cache_hit: true, ttfb_ms: null, output: 4 });
+    expect(new Date(back[0]!.created_at as string).getTime()).toBe(row.createdAt.getTime());
   });
 
   test.each([
