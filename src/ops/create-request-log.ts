@@ -8,6 +8,8 @@ export interface RequestLogOptions {
   readonly destination: string;
   /** Log request bodies (redacted) through `logBody`; off unless asked for. */
   readonly logBodies: boolean;
+  /** The longest a line waits in memory before it is written (default 1000 ms). */
+  readonly flushIntervalMs?: number;
 }
 
 export interface RequestLog {
@@ -72,6 +74,7 @@ function lineOf(record: RequestRecord, level: LineLevel, time: string): string {
 
 /** Request lines are handed to the destination in chunks of at least this many characters (= its minLength). */
 const HAND_OVER_CHARS = 4096;
+const FLUSH_INTERVAL_MS = 1_000;
 
 /**
  * The request log on pino with an asynchronous sonic-boom destination: a request only formats its
@@ -80,7 +83,9 @@ const HAND_OVER_CHARS = 4096;
  * sonic-boom measures the UTF-8 length of its whole pending buffer on every `write`, which costs
  * more than the line itself when called per line. The destination held lines below its minimum
  * length anyway, so when they are written does not change; pino's own lines take the gathered ones
- * with them (the `streamWrite` hook), so the order of lines does not change either.
+ * with them (the `streamWrite` hook), so the order of lines does not change either. A line waits
+ * at most `flushIntervalMs`: on a quiet instance 4 KiB can take minutes to gather, and `docker logs`
+ * would show nothing meanwhile (and a crash would lose it all).
  */
 export function createRequestLog(options: RequestLogOptions): RequestLog {
   const dest = destinationFd(options.destination);
@@ -99,6 +104,8 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
     if (!failed) console.error(`routelane: request log ${options.destination}: ${error.message}`);
     failed = true;
   });
+  let ready = typeof dest === "number";
+  void opened.then(() => (ready = true));
   let gathered = "";
   const handOver = (): void => {
     if (gathered === "") return;
@@ -106,11 +113,29 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
     gathered = "";
     destination.write(chunk);
   };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const writeOut = (): void => {
+    timer = undefined;
+    handOver();
+    if (!ready || failed) return;
+    try {
+      destination.flush();
+    } catch {
+      // Destroyed at shutdown: nothing left to write to.
+    }
+  };
+  /** Called whenever a line is held: the first one held starts the clock. */
+  const writeSoon = (): void => {
+    if (timer) return;
+    timer = setTimeout(writeOut, options.flushIntervalMs ?? FLUSH_INTERVAL_MS);
+    timer.unref();
+  };
   const logger = pino(
     {
       level: options.level,
       hooks: {
         streamWrite(line) {
+          writeSoon();
           if (gathered === "") return line;
           const chunk = gathered + line;
           gathered = "";
@@ -132,12 +157,15 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
       if (!logger.isLevelEnabled(level)) return;
       gathered += lineOf(record, level, new Date().toISOString());
       if (gathered.length >= HAND_OVER_CHARS) handOver();
+      writeSoon();
     },
     logBody(requestId, body) {
       if (!options.logBodies || !logger.isLevelEnabled("debug")) return;
       logger.debug({ requestId, body: redactSecrets(body) }, "request body");
     },
     async flush() {
+      clearTimeout(timer);
+      timer = undefined;
       handOver();
       await opened;
       if (failed) return;

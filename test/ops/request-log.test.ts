@@ -83,6 +83,31 @@ describe("createRequestLog", () => {
     expect(line).toMatchObject({ requestId: "r1", failovers: 2, cacheHit: true, warnings: ["dropped logprobs"], latencyMs: 12.3, ttfbMs: 3.2 });
   });
 
+  /** Resolves once `path` holds `count` lines; the test's own timeout is the deadline. */
+  async function linesWritten(path: string, count: number): Promise<Array<Record<string, unknown>>> {
+    for (;;) {
+      let text = "";
+      try {
+        text = readFileSync(path, "utf8");
+      } catch {
+        // Not created yet.
+      }
+      if (text.split("\n").filter(Boolean).length >= count) return lines(path);
+      await Bun.sleep(5);
+    }
+  }
+
+  test("a held line is written within the flush interval without a flush call (a quiet instance's logs show up)", async () => {
+    const path = join(dir, "interval.log");
+    const log = createRequestLog({ level: "info", destination: path, logBodies: false, flushIntervalMs: 20 });
+    log.observe(record);
+    expect((await linesWritten(path, 1))[0]).toMatchObject({ requestId: "r1", msg: "request" });
+    log.logger.warn("after");
+    log.observe({ ...record, requestId: "r2" });
+    expect((await linesWritten(path, 3)).map((l) => l.requestId ?? l.msg)).toEqual(["r1", "after", "r2"]);
+    await log.flush();
+  }, 5_000);
+
   test.each([
     ["warn", 0],
     ["info", 1],
