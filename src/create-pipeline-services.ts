@@ -1,6 +1,7 @@
 import { RedisClient } from "bun";
 import { createResponseCache, type ResponseCache } from "./cache/create-response-cache.ts";
 import { createShardedLru } from "./cache/create-sharded-lru.ts";
+import { decodeRawAnswer } from "./pipeline/rebuild-answer.ts";
 import type { Config } from "./config/schema.ts";
 import type { Database } from "./db/client.ts";
 import { createLimiter, type GatewayLimiter } from "./limits/create-limiter.ts";
@@ -51,6 +52,7 @@ export function createPipelineServices(options: PipelineServicesOptions): Pipeli
   const responseCache = cacheSettings.enabled
     ? createResponseCache({
         ttlMs: cacheSettings.ttlMs,
+        decodeRaw: decodeRawAnswer,
         lru: createShardedLru<string>({ maxBytes: cacheSettings.maxBytes, ttlMs: cacheSettings.ttlMs, shards: cacheSettings.shards }),
         redis: redis ? { client: redis, keyPrefix: prefix } : undefined,
       })

@@ -26,6 +26,7 @@ import { decideRoute } from "../routing/decide-route.ts";
 import type { PinStore } from "../routing/pin-store.ts";
 import { readSessionId } from "../routing/read-session-id.ts";
 import { buildBenchConfig, SAME_FORMAT_TIER } from "./build-bench-config.ts";
+import { decodeRawAnswer } from "../pipeline/rebuild-answer.ts";
 import { measureCallCost, type CallCostOptions } from "./measure-call-cost.ts";
 import { FORMATS, type BenchFormat } from "./scenarios.ts";
 
@@ -132,6 +133,7 @@ async function limitsCacheRows(config: Config, options: CallCostOptions): Promis
   const settings = config.responseCache;
   const cache = createResponseCache({
     ttlMs: settings.ttlMs,
+    decodeRaw: decodeRawAnswer,
     lru: createShardedLru<string>({ maxBytes: settings.maxBytes, ttlMs: settings.ttlMs, shards: settings.shards }),
   });
   const body = FORMATS.chat.body(SAME_FORMAT_TIER, false);

@@ -1,6 +1,7 @@
 import type { RedisClient } from "bun";
 import type { CanonicalResponse } from "../canonical/response.ts";
 import type { ShardedLru } from "./create-sharded-lru.ts";
+import type { DecodeRawAnswer, RawAnswer } from "./raw-answer.ts";
 
 /** A cached answer: the complete response and the routing headers it was first sent with. */
 export interface CachedAnswer {
@@ -15,6 +16,8 @@ export interface ResponseCacheOptions {
   /** L1: serialised answers (JSON text), sized in bytes. */
   readonly lru: ShardedLru<string>;
   readonly ttlMs: number;
+  /** Reads a raw answer at its first hit. */
+  readonly decodeRaw: DecodeRawAnswer;
   /** L2 shared by instances; absent → in-process only. */
   readonly redis?: { readonly client: RedisClient; readonly keyPrefix: string; readonly timeoutMs?: number } | undefined;
   readonly now?: () => number;
@@ -23,8 +26,11 @@ export interface ResponseCacheOptions {
 export interface ResponseCache {
   /** A stored answer, or null. Synchronous on an L1 hit or when there is no L2. */
   get(key: string): CachedAnswer | null | Promise<CachedAnswer | null>;
-  /** Stores a complete successful answer; anything else is ignored. Never throws, never waits. */
-  put(key: string, response: CanonicalResponse, headers: Readonly<Record<string, string>>): void;
+  /**
+   * Stores a complete successful answer; anything else is ignored (a raw answer is judged at its
+   * first hit, and dropped then if it is not). Never throws, never waits.
+   */
+  put(key: string, answer: CanonicalResponse | RawAnswer, headers: Readonly<Record<string, string>>): void;
   /** True after an L2 call failed, until one succeeds again. */
   readonly l2Degraded: boolean;
 }
@@ -32,9 +38,28 @@ export interface ResponseCache {
 /** Stop reasons of answers that are whole and final; a paused or filtered turn is not replayed. */
 const STORABLE = new Set(["end_turn", "max_tokens", "stop_sequence", "tool_use", "refusal"]);
 
-function parse(text: string): CachedAnswer | null {
+/** A stored raw answer starts with this mark, then its JSON header line, then the raw text. */
+const RAW_MARK = "\u0001";
+
+interface RawHeader {
+  readonly kind: RawAnswer["kind"];
+  readonly api: RawAnswer["api"];
+  readonly usage?: RawAnswer["usage"];
+  readonly headers: CachedAnswer["headers"];
+  readonly storedAt: number;
+}
+
+/** The raw text goes in as it is: escaping a whole stream into a JSON string would cost what decoding it saves. */
+function serialiseRaw(raw: RawAnswer, headers: CachedAnswer["headers"], storedAt: number): string {
+  const header: RawHeader = { kind: raw.kind, api: raw.api, ...(raw.usage ? { usage: raw.usage } : {}), headers, storedAt };
+  return `${RAW_MARK}${JSON.stringify(header)}\n${raw.text}`;
+}
+
+const isRaw = (answer: CanonicalResponse | RawAnswer): answer is RawAnswer => "kind" in answer && "text" in answer;
+
+function parseJson<T>(text: string): T | null {
   try {
-    return JSON.parse(text) as CachedAnswer;
+    return JSON.parse(text) as T;
   } catch {
     return null;
   }
@@ -54,11 +79,34 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  * Redis failures only cost hits (fail open).
  */
 export function createResponseCache(options: ResponseCacheOptions): ResponseCache {
-  const { lru, ttlMs, redis } = options;
+  const { lru, ttlMs, redis, decodeRaw } = options;
   const now = options.now ?? Date.now;
   const timeoutMs = redis?.timeoutMs ?? 100;
   let l2Degraded = false;
   const redisKey = (key: string) => `${redis?.keyPrefix ?? ""}rc:{${key.slice(0, key.indexOf(":"))}}:${key}`;
+
+  /**
+   * A stored text as an answer. A raw one is decoded now, once: L1 then keeps the decoded form, and
+   * one that turns out not to be a complete, replayable answer is dropped.
+   */
+  function read(key: string, text: string): CachedAnswer | null {
+    if (!text.startsWith(RAW_MARK)) return parseJson<CachedAnswer>(text);
+    const newline = text.indexOf("\n");
+    const header = newline > 0 ? parseJson<RawHeader>(text.slice(RAW_MARK.length, newline)) : null;
+    let response: CanonicalResponse | null = null;
+    if (header) {
+      const { kind, api, usage } = header;
+      response = decodeRaw({ kind, api, text: text.slice(newline + 1), ...(usage ? { usage } : {}) });
+    }
+    if (!header || !response || !STORABLE.has(response.stopReason.unified)) {
+      lru.delete(key);
+      return null;
+    }
+    const answer: CachedAnswer = { response, headers: header.headers, storedAt: header.storedAt };
+    const decoded = JSON.stringify(answer);
+    lru.set(key, decoded, Buffer.byteLength(decoded) + key.length, answer.storedAt + ttlMs);
+    return answer;
+  }
 
   async function fromL2(key: string): Promise<CachedAnswer | null> {
     if (!redis) return null;
@@ -71,22 +119,28 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
       return null;
     }
     if (typeof text !== "string") return null;
-    const answer = parse(text);
-    if (!answer || answer.storedAt + ttlMs <= now()) return null;
-    lru.set(key, text, Buffer.byteLength(text), answer.storedAt + ttlMs);
+    const answer = read(key, text);
+    if (!answer || answer.storedAt + ttlMs <= now()) {
+      lru.delete(key);
+      return null;
+    }
+    // A raw text was decoded into L1 by `read`; a decoded one goes there as it came.
+    if (!text.startsWith(RAW_MARK)) lru.set(key, text, Buffer.byteLength(text) + key.length, answer.storedAt + ttlMs);
     return answer;
   }
 
   return {
     get(key) {
       const text = lru.get(key);
-      if (text !== undefined) return parse(text);
+      if (text !== undefined) return read(key, text);
       return redis ? fromL2(key) : null;
     },
-    put(key, response, headers) {
-      if (!STORABLE.has(response.stopReason.unified)) return;
+    put(key, answer, headers) {
       const storedAt = now();
-      const text = JSON.stringify({ response, headers, storedAt } satisfies CachedAnswer);
+      let text: string;
+      if (isRaw(answer)) text = serialiseRaw(answer, headers, storedAt);
+      else if (STORABLE.has(answer.stopReason.unified)) text = JSON.stringify({ response: answer, headers, storedAt } satisfies CachedAnswer);
+      else return;
       lru.set(key, text, Buffer.byteLength(text) + key.length, storedAt + ttlMs);
       if (!redis) return;
       withTimeout(redis.client.send("SET", [redisKey(key), text, "PX", String(ttlMs)]), timeoutMs).then(

@@ -1,4 +1,5 @@
 import { SET_EFFORT } from "../upstream/set-effort.ts";
+import type { RawAnswer } from "../cache/raw-answer.ts";
 import type { Converted } from "../canonical/converted.ts";
 import type { Effort } from "../canonical/effort.ts";
 import type { CanonicalRequest } from "../canonical/request.ts";
@@ -14,7 +15,6 @@ import { buildForwardHeaders } from "../upstream/passthrough/build-forward-heade
 import { forwardSameFormat } from "../upstream/passthrough/forward-same-format.ts";
 import { sniffUsage } from "../upstream/passthrough/sniff-usage.ts";
 import { readResponseId } from "./read-response-id.ts";
-import { rebuildStreamAnswer } from "./rebuild-answer.ts";
 import { API_PATHS, type ResolvedProvider } from "../upstream/resolve-providers.ts";
 import { normalizeToolIds } from "../routing/normalize-tool-ids.ts";
 import { stripForeignThinking } from "../routing/strip-foreign-thinking.ts";
@@ -120,14 +120,17 @@ export async function callModel(call: ModelCall, name: string, model: ModelConfi
         const responseId = call.onResponseId ? readResponseId(end.firstEvent) : undefined;
         if (responseId) call.onResponseId!(name, responseId);
         const usage = end.hiddenUsageChunk !== undefined ? sniffUsage("chat", [Buffer.from(end.hiddenUsageChunk)]) : sniffUsage(call.format, end.tail, end.firstEvent);
-        const rebuilt = end.chunks ? rebuildStreamAnswer(call.format, end.chunks) : null;
-        // A hidden usage chunk is not among the chunks sent: its usage is the answer's.
-        const response = rebuilt && usage ? { ...rebuilt, usage } : rebuilt;
+        // Kept as sent, decoded only if the cache is ever asked for it. A hidden usage chunk is
+        // not among the chunks sent: the usage goes beside them.
+        const raw: RawAnswer | undefined =
+          end.chunks && end.failure === undefined && !end.clientAborted
+            ? { kind: "stream", api: call.format, text: Buffer.concat(end.chunks).toString(), ...(usage ? { usage } : {}) }
+            : undefined;
         call.onStreamEnd({
           clientAborted: end.clientAborted,
           ...(usage ? { usage } : {}),
           ...(end.failure !== undefined ? { error: end.failure } : {}),
-          ...(response ? { response } : {}),
+          ...(raw ? { raw } : {}),
         });
       },
     });

@@ -2,7 +2,6 @@ import type { TSchema } from "@sinclair/typebox";
 import type { Principal } from "../accounts/principal.ts";
 import type { Converted } from "../canonical/converted.ts";
 import type { CanonicalRequest } from "../canonical/request.ts";
-import type { CanonicalResponse } from "../canonical/response.ts";
 import type { Tier } from "../canonical/tier.ts";
 import type { Usage } from "../canonical/usage.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
@@ -16,6 +15,7 @@ import { ResponsesRequestSchema } from "../formats/responses/schema.ts";
 import type { Lease } from "../limits/limiter.ts";
 import { resolveTier } from "../routing/resolve-tier.ts";
 import { isJsonObject, type JsonObject } from "../upstream/effort-result.ts";
+import { asBuffer } from "../upstream/as-buffer.ts";
 import { sniffUsage } from "../upstream/passthrough/sniff-usage.ts";
 import { acquireLease, NO_LEASE } from "./acquire-lease.ts";
 import { answerFromCache } from "./answer-from-cache.ts";
@@ -27,7 +27,6 @@ import { newRequestId } from "./new-request-id.ts";
 import { readJsonBody } from "./read-json-body.ts";
 import { readResponseId } from "./read-response-id.ts";
 import { requestSpan } from "../ops/request-span.ts";
-import { decodeAnswerBytes } from "./rebuild-answer.ts";
 import { renderError, toGatewayError } from "./render-error.ts";
 import { routeRequest } from "./route-request.ts";
 import { REQUEST_ID_HEADER, routerHeaders } from "./router-headers.ts";
@@ -163,7 +162,8 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
     ...(format === "responses" ? { onResponseId: (name: string, id: string) => route.pin(name, id) } : {}),
     onStreamEnd: (outcome) => {
       lease.release();
-      if (store && outcome.response) store.cache.put(store.key, outcome.response, answeredHeaders);
+      const whole = outcome.response ?? outcome.raw;
+      if (store && whole) store.cache.put(store.key, whole, answeredHeaders);
       track.finish(200, {
         clientAborted: outcome.clientAborted,
         ...(outcome.usage ? { usage: outcome.usage } : {}),
@@ -202,20 +202,16 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
 /** After a JSON answer has been handed over: free the slot, store it, report it. */
 function finishWhole(s: Served, answer: ModelAnswer, store: CacheSlot | undefined, answeredHeaders: Record<string, string>): void {
   s.lease.release();
-  const whole = store ? wholeAnswer(s.format, answer) : null;
-  if (store && whole) store.cache.put(store.key, whole, answeredHeaders);
-  s.track.finish(200, usageOfAnswer(s.format, answer, whole));
+  if (store) {
+    // Translated answers are decoded already; a passed-through body is kept as it is.
+    const whole = answer.response ?? (answer.body instanceof Uint8Array ? { kind: "json" as const, api: s.format, text: asBuffer(answer.body).toString() } : undefined);
+    if (whole) store.cache.put(store.key, whole, answeredHeaders);
+  }
+  s.track.finish(200, usageOfAnswer(s.format, answer));
 }
 
-/** The complete answer in canonical form: decoded already when translated, read from the bytes when passed through. */
-function wholeAnswer(format: WireFormat, answer: ModelAnswer): CanonicalResponse | null {
-  if (answer.response) return answer.response;
-  return answer.body instanceof Uint8Array ? decodeAnswerBytes(format, answer.body) : null;
-}
-
-/** Usage of a complete answer, from the decoded answer when there is one, else read from the bytes. */
-function usageOfAnswer(format: WireFormat, answer: ModelAnswer, whole: CanonicalResponse | null): { usage?: Usage } {
-  if (whole) return { usage: whole.usage };
+/** Usage of a complete answer: the decoded answer's when translated, else read from the bytes. */
+function usageOfAnswer(format: WireFormat, answer: ModelAnswer): { usage?: Usage } {
   if (answer.response) return { usage: answer.response.usage };
   if (answer.body instanceof Uint8Array) {
     const usage = sniffUsage(format, [answer.body]);

@@ -4,6 +4,7 @@ import { buildResponseCacheKey, readCacheControl } from "../../src/cache/build-r
 import { createResponseCache } from "../../src/cache/create-response-cache.ts";
 import { createShardedLru } from "../../src/cache/create-sharded-lru.ts";
 import type { CanonicalResponse } from "../../src/canonical/response.ts";
+import { decodeRawAnswer } from "../../src/pipeline/rebuild-answer.ts";
 import type { UnifiedStopReason } from "../../src/canonical/stop-reason.ts";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -60,7 +61,7 @@ describe("response cache key", () => {
 
 describe("response cache (in-process)", () => {
   test("miss, then hit with the stored answer and its routing headers; accounts are isolated", async () => {
-    const cache = createResponseCache({ lru: newLru(), ttlMs: TTL });
+    const cache = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer });
     const key = buildResponseCacheKey("acct_a", "messages", body);
     expect(await cache.get(key)).toBeNull();
     cache.put(key, answer("hello"), ROUTER);
@@ -71,7 +72,7 @@ describe("response cache (in-process)", () => {
   });
 
   test("answers that are not whole and final are not stored", async () => {
-    const cache = createResponseCache({ lru: newLru(), ttlMs: TTL });
+    const cache = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer });
     for (const reason of ["pause_turn", "content_filter"] as const) {
       cache.put(`acct_a:x:${reason}`, answer("x", reason), ROUTER);
       expect(await cache.get(`acct_a:x:${reason}`)).toBeNull();
@@ -80,7 +81,7 @@ describe("response cache (in-process)", () => {
 
   test("expires after the TTL", async () => {
     let t = 1_000;
-    const cache = createResponseCache({ lru: createShardedLru<string>({ maxBytes: 1 << 20, ttlMs: TTL, now: () => t }), ttlMs: TTL, now: () => t });
+    const cache = createResponseCache({ lru: createShardedLru<string>({ maxBytes: 1 << 20, ttlMs: TTL, now: () => t }), ttlMs: TTL, decodeRaw: decodeRawAnswer, now: () => t });
     cache.put("acct_a:k", answer("x"), ROUTER);
     t += TTL - 1;
     expect(await cache.get("acct_a:k")).not.toBeNull();
@@ -89,10 +90,74 @@ describe("response cache (in-process)", () => {
   });
 });
 
+/** A passed-through answer as the client got it: kept raw, decoded at its first hit. */
+const rawJson = (text: string, stop = "end_turn") => ({
+  kind: "json" as const,
+  api: "messages" as const,
+  text: JSON.stringify({ id: "msg_raw", type: "message", role: "assistant", model: "normal", content: [{ type: "text", text }], stop_reason: stop, stop_sequence: null, usage: { input_tokens: 7, output_tokens: 3 } }),
+});
+const sse = (events: Array<[string, object]>): string => events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join("");
+const messagesStream = (finished: boolean): string =>
+  sse([
+    ["message_start", { type: "message_start", message: { id: "msg_s", type: "message", role: "assistant", model: "normal", content: [], usage: { input_tokens: 9, output_tokens: 1 } } }],
+    ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }],
+    ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "streamed" } }],
+    ...(finished
+      ? ([
+          ["content_block_stop", { type: "content_block_stop", index: 0 }],
+          ["message_delta", { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 4 } }],
+          ["message_stop", { type: "message_stop" }],
+        ] as Array<[string, object]>)
+      : []),
+  ]);
+
+describe("response cache, raw answers", () => {
+  test("a raw JSON answer is decoded at its first hit, and L1 keeps the decoded form", async () => {
+    const lru = newLru();
+    const cache = createResponseCache({ lru, ttlMs: TTL, decodeRaw: decodeRawAnswer });
+    cache.put("acct_a:raw", rawJson("kept raw"), ROUTER);
+    expect(lru.get("acct_a:raw")?.startsWith("{")).toBe(false);
+    const hit = await cache.get("acct_a:raw");
+    expect(hit?.response).toMatchObject({ content: [{ type: "text", text: "kept raw" }], stopReason: { unified: "end_turn" }, usage: { inputTokens: 7, outputTokens: 3 } });
+    expect(hit?.headers).toEqual(ROUTER);
+    expect(JSON.parse(lru.get("acct_a:raw")!)).toEqual(JSON.parse(JSON.stringify(hit)));
+    expect(await cache.get("acct_a:raw")).toEqual(hit);
+  });
+
+  test("a raw stream is rebuilt at its first hit; usage kept beside it wins", async () => {
+    const cache = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer });
+    const usage = { inputTokens: 40, outputTokens: 4, cacheReadTokens: 30, cacheWriteTokens: 0, reasoningTokens: 0 };
+    cache.put("acct_a:stream", { kind: "stream", api: "messages", text: messagesStream(true), usage }, ROUTER);
+    const hit = await cache.get("acct_a:stream");
+    expect(hit?.response).toMatchObject({ content: [{ type: "text", text: "streamed" }], stopReason: { unified: "end_turn" }, usage });
+  });
+
+  test.each([
+    ["a stream that never finished", { kind: "stream" as const, api: "messages" as const, text: messagesStream(false) }],
+    ["a paused turn", rawJson("x", "pause_turn")],
+    ["a cut JSON body", { ...rawJson("x"), text: rawJson("x").text.slice(0, 40) }],
+  ])("%s is dropped at its first hit, not replayed", async (_name, raw) => {
+    const lru = newLru();
+    const cache = createResponseCache({ lru, ttlMs: TTL, decodeRaw: decodeRawAnswer });
+    cache.put("acct_a:bad", raw, ROUTER);
+    expect(await cache.get("acct_a:bad")).toBeNull();
+    expect(lru.get("acct_a:bad")).toBeUndefined();
+  });
+
+  test("a raw answer stored by one instance is decoded by another through L2", async () => {
+    const one = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { client: redis, keyPrefix: PREFIX } });
+    const two = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { client: redis, keyPrefix: PREFIX } });
+    one.put("acct_raw:l2", rawJson("via redis"), ROUTER);
+    await redis.send("PING", []);
+    expect((await two.get("acct_raw:l2"))?.response.content).toEqual([{ type: "text", text: "via redis" }]);
+    expect(two.get("acct_raw:l2") instanceof Promise).toBe(false);
+  });
+});
+
 describe("response cache with a Redis L2", () => {
   test("an answer stored by one instance is a hit on another", async () => {
-    const one = createResponseCache({ lru: newLru(), ttlMs: TTL, redis: { client: redis, keyPrefix: PREFIX } });
-    const two = createResponseCache({ lru: newLru(), ttlMs: TTL, redis: { client: redis, keyPrefix: PREFIX } });
+    const one = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { client: redis, keyPrefix: PREFIX } });
+    const two = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { client: redis, keyPrefix: PREFIX } });
     const key = buildResponseCacheKey("acct_l2", "responses", body);
     one.put(key, answer("shared"), ROUTER);
     await redis.send("PING", []);
@@ -106,7 +171,7 @@ describe("response cache with a Redis L2", () => {
 
   test("Redis unreachable: misses, not errors", async () => {
     const down = new RedisClient("redis://127.0.0.1:1", { connectionTimeout: 200, autoReconnect: false, enableOfflineQueue: false });
-    const cache = createResponseCache({ lru: newLru(), ttlMs: TTL, redis: { client: down, keyPrefix: PREFIX, timeoutMs: 300 } });
+    const cache = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { client: down, keyPrefix: PREFIX, timeoutMs: 300 } });
     expect(await cache.get("acct_x:k")).toBeNull();
     expect(cache.l2Degraded).toBe(true);
     cache.put("acct_x:k", answer("local"), ROUTER);

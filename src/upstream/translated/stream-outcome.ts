@@ -1,3 +1,4 @@
+import type { RawAnswer } from "../../cache/raw-answer.ts";
 import type { CanonicalResponse } from "../../canonical/response.ts";
 import type { StopReason } from "../../canonical/stop-reason.ts";
 import type { Usage } from "../../canonical/usage.ts";
@@ -11,4 +12,6 @@ export interface StreamOutcome {
   readonly clientAborted: boolean;
   /** The whole answer, rebuilt from the stream when collection was asked for and it finished cleanly. */
   readonly response?: CanonicalResponse;
+  /** Passed-through streams: every event sent, kept as it is when collection was asked for and nothing failed. */
+  readonly raw?: RawAnswer;
 }
