@@ -1,10 +1,13 @@
+import { CONTENT_FILTERED_ERROR } from "../../canonical/content-filtered.ts";
 import { GatewayError } from "../../canonical/gateway-error.ts";
 import type { WireFormat } from "../../canonical/wire-format.ts";
 import { encodeStreamError } from "../../formats/encode-stream-error.ts";
 import { readNext, type ByteReader } from "../sse/read-first-event.ts";
+import { createFilterScreen } from "./create-filter-screen.ts";
 import { createModelRewriter } from "./create-model-rewriter.ts";
 import { createTerminalWatch } from "./create-terminal-watch.ts";
 import { cutChatUsageChunk } from "./cut-chat-usage-chunk.ts";
+import { readFilteredRest } from "./read-filtered-rest.ts";
 import { asBuffer } from "../as-buffer.ts";
 
 export interface PipeOptions {
@@ -27,10 +30,13 @@ const KEEP_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /** How a piped stream ended, with its last chunks (where the closing events and their usage are). */
 export interface PipeEnd {
-  /** The upstream's message when the stream failed (an error event was appended). */
+  /** The message of the error event that ended the stream, when it failed or a content filter blocked it. */
   readonly failure?: string;
   readonly clientAborted: boolean;
-  /** The last two chunks sent, oldest first. */
+  /**
+   * The last two chunks sent, oldest first, where the closing events and their usage are; after a
+   * content filter, followed by the withheld ending (the blocked event and what came after it).
+   */
   readonly tail: readonly Uint8Array[];
   /** The JSON of the usage chunk taken out of a Chat stream (see `hideUsageChunk`). */
   readonly hiddenUsageChunk?: string;
@@ -62,6 +68,8 @@ function lastSequenceNumber(chunks: readonly Uint8Array[]): number {
 export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptions): ReadableStream<Uint8Array> {
   const rewriter = createModelRewriter(request.upstreamModelId, request.tier);
   const watch = createTerminalWatch(request.format);
+  // Messages has no filter ending (its `refusal` is the model's own stop): nothing to screen.
+  const screen = request.format === "messages" ? undefined : createFilterScreen(request.format);
   // Messages streams name the model once (message_start); after it, bytes pass through untouched.
   const rewriteEveryChunk = request.format !== "messages" && request.upstreamModelId !== request.tier;
   let raw = request.upstreamModelId === request.tier;
@@ -87,6 +95,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
         if (rest.length > 0) out = Buffer.concat([out, rest]);
       }
     }
+    if (screen) out = screen.push(asBuffer(out));
     watch.observe(out);
     if (out.byteLength > 0) {
       previous = latest;
@@ -101,10 +110,10 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
   };
 
   let reported = false;
-  const report = (clientAborted: boolean, failure?: string): void => {
+  const report = (clientAborted: boolean, failure?: string, withheld?: Uint8Array): void => {
     if (reported) return;
     reported = true;
-    const tail = [previous, latest].filter((c): c is Uint8Array => c !== undefined);
+    const tail = [previous, latest, withheld].filter((c): c is Uint8Array => c !== undefined);
     request.onEnd?.({
       clientAborted,
       tail,
@@ -114,10 +123,21 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     });
   };
 
+  /** The format's error event, numbered after the last event sent (Responses); `rest` went out last, if given. */
+  const errorEvent = (error: GatewayError, rest?: Uint8Array): Buffer =>
+    Buffer.from(encodeStreamError(request.format, error, lastSequenceNumber([rest, latest, previous].filter((c): c is Uint8Array => c !== undefined)) + 1));
+
   /** What still has to go out at the end: held-back bytes and, after a failure, the format's error event. */
   const ending = (failure: string | undefined): Uint8Array | undefined => {
-    const rest = raw ? undefined : rewriter.flush();
+    const flushed = raw ? undefined : rewriter.flush();
+    const rest = screen ? screen.flush(flushed) : flushed;
     if (rest && rest.length > 0) watch.observe(rest);
+    if (screen?.blocked) {
+      // The stream's last line was the filtered ending: nothing more to read, the tokens are in it.
+      report(false, CONTENT_FILTERED_ERROR.message, screen.blocked);
+      const event = errorEvent(CONTENT_FILTERED_ERROR, rest);
+      return rest && rest.length > 0 ? Buffer.concat([rest, event]) : event;
+    }
     if (watch.finished) {
       report(false);
       return rest && rest.length > 0 ? rest : undefined;
@@ -125,9 +145,21 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     // A stream never ends cleanly after a failure: the client gets the format's own error event.
     const message = failure ?? "upstream stream ended before it was complete";
     report(false, message);
-    const error = new GatewayError(502, "api_error", message);
-    const event = Buffer.from(encodeStreamError(request.format, error, lastSequenceNumber([latest, previous].filter((c): c is Uint8Array => c !== undefined)) + 1));
+    const event = errorEvent(new GatewayError(502, "api_error", message), rest);
     return rest && rest.length > 0 ? Buffer.concat([rest, event]) : event;
+  };
+
+  let filtered = false;
+  /**
+   * A content filter blocked the reply: the client gets the format's error event in place of the
+   * filtered ending and the stream closes at once. The rest of the upstream is read afterwards,
+   * off the client's time, for the usage it still reports.
+   */
+  const endFiltered = async (controller: ReadableStreamDirectController, blocked: Buffer): Promise<void> => {
+    filtered = true;
+    const written = controller.write(errorEvent(CONTENT_FILTERED_ERROR));
+    const clientAborted = (typeof written === "number" ? written : await written) === 0;
+    void readFilteredRest(reader, request.format, blocked).then((withheld) => report(clientAborted, CONTENT_FILTERED_ERROR.message, withheld));
   };
 
   const source: Bun.DirectUnderlyingSource<Uint8Array> = {
@@ -146,6 +178,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
           }
           controller.flush();
         }
+        if (screen?.blocked) return endFiltered(controller, screen.blocked);
         let next: Uint8Array | null;
         try {
           next = await readNext(reader);
@@ -164,7 +197,8 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     },
     cancel: async (reason) => {
       await reader.cancel(reason).catch(() => {});
-      report(true);
+      // A client gone while the filtered ending went out: the drain still reports, with the usage.
+      if (!filtered) report(true);
     },
   };
   return new ReadableStream(source);

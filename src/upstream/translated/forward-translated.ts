@@ -1,3 +1,4 @@
+import { CONTENT_FILTERED } from "../../canonical/content-filtered.ts";
 import { GatewayError, type GatewayErrorType } from "../../canonical/gateway-error.ts";
 import type { CanonicalResponse } from "../../canonical/response.ts";
 import type { StreamEvent } from "../../canonical/stream-event.ts";
@@ -93,12 +94,6 @@ interface Translation {
 }
 
 /** Runs canonical events through the client format's encoder, noting how the answer ends. */
-/** The spec: a streamed reply a content filter blocked ends with the format's error event, not a clean stop. */
-const CONTENT_FILTERED: Extract<StreamEvent, { type: "error" }> = {
-  type: "error",
-  error: { status: 400, type: "invalid_request_error", message: "the reply was blocked by the upstream's content filter" },
-};
-
 function encodeEvents(t: Translation, events: readonly StreamEvent[], format: ClientFormat): string {
   let out = "";
   for (const original of events) {

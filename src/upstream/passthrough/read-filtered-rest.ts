@@ -1,0 +1,40 @@
+import type { WireFormat } from "../../canonical/wire-format.ts";
+import { readNext, type ByteReader } from "../sse/read-first-event.ts";
+
+const DONE = Buffer.from("data: [DONE]");
+/** What an upstream may still send after a filter stopped it: a usage chunk and `[DONE]`, far less than this. */
+const LIMIT_BYTES = 64 * 1024;
+/** The usage chunk follows the filtered chunk at once; an upstream that goes quiet instead is let go. */
+const DEADLINE_MS = 5_000;
+
+/**
+ * The withheld end of a stream a content filter blocked, with whatever the upstream still sends,
+ * read but never sent: the tokens were spent, and a Chat upstream reports them in a usage chunk
+ * after the filtered one. A Responses upstream's blocked event carries its usage itself, so nothing
+ * more is read. Bounded in bytes and time; the upstream is let go at the end.
+ */
+export async function readFilteredRest(reader: ByteReader, format: WireFormat, blocked: Buffer): Promise<Buffer> {
+  let rest = blocked;
+  if (format === "chat" && rest.indexOf(DONE) < 0) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), DEADLINE_MS);
+    });
+    try {
+      while (rest.length < LIMIT_BYTES) {
+        const next = await Promise.race([readNext(reader), timeout]);
+        if (next === null) break;
+        // `[DONE]` may straddle two reads: the search starts a marker's length before the new bytes.
+        const from = Math.max(0, rest.length - DONE.length);
+        rest = Buffer.concat([rest, next]);
+        if (rest.indexOf(DONE, from) >= 0) break;
+      }
+    } catch {
+      // A connection that breaks now loses nothing the client gets; what was read still counts.
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  await reader.cancel().catch(() => {});
+  return rest;
+}
