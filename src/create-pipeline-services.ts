@@ -1,5 +1,5 @@
 import { RedisClient } from "bun";
-import { createResponseCache, type ResponseCache } from "./cache/create-response-cache.ts";
+import { createResponseCache, type ResponseCache, type StoredEntry } from "./cache/create-response-cache.ts";
 import { createShardedLru } from "./cache/create-sharded-lru.ts";
 import { decodeRawAnswer } from "./pipeline/rebuild-answer.ts";
 import type { Config } from "./config/schema.ts";
@@ -53,7 +53,7 @@ export function createPipelineServices(options: PipelineServicesOptions): Pipeli
     ? createResponseCache({
         ttlMs: cacheSettings.ttlMs,
         decodeRaw: decodeRawAnswer,
-        lru: createShardedLru<string>({ maxBytes: cacheSettings.maxBytes, ttlMs: cacheSettings.ttlMs, shards: cacheSettings.shards }),
+        lru: createShardedLru<StoredEntry>({ maxBytes: cacheSettings.maxBytes, ttlMs: cacheSettings.ttlMs, shards: cacheSettings.shards }),
         redis: redis ? { client: redis, keyPrefix: prefix } : undefined,
       })
     : undefined;

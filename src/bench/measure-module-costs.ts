@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PlanLimits } from "../accounts/plans.ts";
 import { buildResponseCacheKey } from "../cache/build-response-cache-key.ts";
-import { createResponseCache } from "../cache/create-response-cache.ts";
+import { createResponseCache, type StoredEntry } from "../cache/create-response-cache.ts";
 import { createShardedLru } from "../cache/create-sharded-lru.ts";
 import type { CanonicalResponse } from "../canonical/response.ts";
 import { loadConfig } from "../config/load-config.ts";
@@ -134,7 +134,7 @@ async function limitsCacheRows(config: Config, options: CallCostOptions): Promis
   const cache = createResponseCache({
     ttlMs: settings.ttlMs,
     decodeRaw: decodeRawAnswer,
-    lru: createShardedLru<string>({ maxBytes: settings.maxBytes, ttlMs: settings.ttlMs, shards: settings.shards }),
+    lru: createShardedLru<StoredEntry>({ maxBytes: settings.maxBytes, ttlMs: settings.ttlMs, shards: settings.shards }),
   });
   const body = FORMATS.chat.body(SAME_FORMAT_TIER, false);
   const hitKey = buildResponseCacheKey(ACCOUNT, "chat", body);

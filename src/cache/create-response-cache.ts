@@ -12,9 +12,19 @@ export interface CachedAnswer {
   readonly storedAt: number;
 }
 
+/** A raw answer held in L1 as it came, until its first hit decodes it. */
+export interface RawEntry {
+  readonly raw: RawAnswer;
+  readonly headers: CachedAnswer["headers"];
+  readonly storedAt: number;
+}
+
+/** What L1 holds: a decoded answer as JSON text, or a raw one not asked for yet. */
+export type StoredEntry = string | RawEntry;
+
 export interface ResponseCacheOptions {
-  /** L1: serialised answers (JSON text), sized in bytes. */
-  readonly lru: ShardedLru<string>;
+  /** L1, sized in bytes. */
+  readonly lru: ShardedLru<StoredEntry>;
   readonly ttlMs: number;
   /** Reads a raw answer at its first hit. */
   readonly decodeRaw: DecodeRawAnswer;
@@ -38,24 +48,30 @@ export interface ResponseCache {
 /** Stop reasons of answers that are whole and final; a paused or filtered turn is not replayed. */
 const STORABLE = new Set(["end_turn", "max_tokens", "stop_sequence", "tool_use", "refusal"]);
 
-/** A stored raw answer starts with this mark, then its JSON header line, then the raw text. */
+/** In L2, a raw answer is this mark, its JSON header line, then its bytes as they were sent. */
 const RAW_MARK = "\u0001";
+/** What an L1 entry costs beyond its bytes (the objects around them). */
+const ENTRY_OVERHEAD_BYTES = 256;
 
-interface RawHeader {
-  readonly kind: RawAnswer["kind"];
-  readonly api: RawAnswer["api"];
-  readonly usage?: RawAnswer["usage"];
-  readonly headers: CachedAnswer["headers"];
-  readonly storedAt: number;
-}
+type RawHeader = Omit<RawEntry, "raw"> & Pick<RawAnswer, "kind" | "api" | "usage">;
 
-/** The raw text goes in as it is: escaping a whole stream into a JSON string would cost what decoding it saves. */
-function serialiseRaw(raw: RawAnswer, headers: CachedAnswer["headers"], storedAt: number): string {
+/** Escaping a whole stream into a JSON string would cost what keeping it raw saves: the bytes follow the header as they are. */
+function serialiseRaw(entry: RawEntry): string {
+  const { raw, headers, storedAt } = entry;
   const header: RawHeader = { kind: raw.kind, api: raw.api, ...(raw.usage ? { usage: raw.usage } : {}), headers, storedAt };
-  return `${RAW_MARK}${JSON.stringify(header)}\n${raw.text}`;
+  return `${RAW_MARK}${JSON.stringify(header)}\n${Buffer.concat(raw.bytes).toString()}`;
 }
 
-const isRaw = (answer: CanonicalResponse | RawAnswer): answer is RawAnswer => "kind" in answer && "text" in answer;
+function parseRaw(text: string): RawEntry | null {
+  const newline = text.indexOf("\n");
+  const header = newline > 0 ? parseJson<RawHeader>(text.slice(RAW_MARK.length, newline)) : null;
+  if (!header) return null;
+  const { kind, api, usage, headers, storedAt } = header;
+  return { raw: { kind, api, bytes: [Buffer.from(text.slice(newline + 1))], ...(usage ? { usage } : {}) }, headers, storedAt };
+}
+
+const isRaw = (answer: CanonicalResponse | RawAnswer): answer is RawAnswer => "kind" in answer && "bytes" in answer;
+const rawBytes = (raw: RawAnswer): number => raw.bytes.reduce((sum, chunk) => sum + chunk.byteLength, ENTRY_OVERHEAD_BYTES);
 
 function parseJson<T>(text: string): T | null {
   try {
@@ -74,8 +90,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * The 10-minute response cache: an in-process sharded LRU in front of an optional Redis L2. Values
- * are the canonical answer as JSON, so a hit can be rendered in any format, as JSON or as a stream.
+ * The 10-minute response cache: an in-process sharded LRU in front of an optional Redis L2. A
+ * decoded answer is kept as canonical JSON, so a hit can be rendered in any format, as JSON or as
+ * a stream; a passed-through one is kept as its bytes until a hit first needs it decoded.
  * Redis failures only cost hits (fail open).
  */
 export function createResponseCache(options: ResponseCacheOptions): ResponseCache {
@@ -85,26 +102,21 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   let l2Degraded = false;
   const redisKey = (key: string) => `${redis?.keyPrefix ?? ""}rc:{${key.slice(0, key.indexOf(":"))}}:${key}`;
 
+  const keep = (key: string, text: string, storedAt: number): void => lru.set(key, text, Buffer.byteLength(text) + key.length, storedAt + ttlMs);
+
   /**
-   * A stored text as an answer. A raw one is decoded now, once: L1 then keeps the decoded form, and
-   * one that turns out not to be a complete, replayable answer is dropped.
+   * An entry as an answer. A raw one is decoded now, once: L1 then keeps the decoded form, and one
+   * that turns out not to be a complete, replayable answer is dropped.
    */
-  function read(key: string, text: string): CachedAnswer | null {
-    if (!text.startsWith(RAW_MARK)) return parseJson<CachedAnswer>(text);
-    const newline = text.indexOf("\n");
-    const header = newline > 0 ? parseJson<RawHeader>(text.slice(RAW_MARK.length, newline)) : null;
-    let response: CanonicalResponse | null = null;
-    if (header) {
-      const { kind, api, usage } = header;
-      response = decodeRaw({ kind, api, text: text.slice(newline + 1), ...(usage ? { usage } : {}) });
-    }
-    if (!header || !response || !STORABLE.has(response.stopReason.unified)) {
+  function read(key: string, entry: StoredEntry): CachedAnswer | null {
+    if (typeof entry === "string") return parseJson<CachedAnswer>(entry);
+    const response = decodeRaw(entry.raw);
+    if (!response || !STORABLE.has(response.stopReason.unified)) {
       lru.delete(key);
       return null;
     }
-    const answer: CachedAnswer = { response, headers: header.headers, storedAt: header.storedAt };
-    const decoded = JSON.stringify(answer);
-    lru.set(key, decoded, Buffer.byteLength(decoded) + key.length, answer.storedAt + ttlMs);
+    const answer: CachedAnswer = { response, headers: entry.headers, storedAt: entry.storedAt };
+    keep(key, JSON.stringify(answer), answer.storedAt);
     return answer;
   }
 
@@ -119,34 +131,43 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
       return null;
     }
     if (typeof text !== "string") return null;
-    const answer = read(key, text);
+    const raw = text.startsWith(RAW_MARK) ? parseRaw(text) : null;
+    const answer = raw ? read(key, raw) : parseJson<CachedAnswer>(text);
     if (!answer || answer.storedAt + ttlMs <= now()) {
       lru.delete(key);
       return null;
     }
     // A raw text was decoded into L1 by `read`; a decoded one goes there as it came.
-    if (!text.startsWith(RAW_MARK)) lru.set(key, text, Buffer.byteLength(text) + key.length, answer.storedAt + ttlMs);
+    if (!raw) keep(key, text, answer.storedAt);
     return answer;
+  }
+
+  function toL2(key: string, value: string): void {
+    if (!redis) return;
+    withTimeout(redis.client.send("SET", [redisKey(key), value, "PX", String(ttlMs)]), timeoutMs).then(
+      () => void (l2Degraded = false),
+      () => void (l2Degraded = true),
+    );
   }
 
   return {
     get(key) {
-      const text = lru.get(key);
-      if (text !== undefined) return read(key, text);
+      const entry = lru.get(key);
+      if (entry !== undefined) return read(key, entry);
       return redis ? fromL2(key) : null;
     },
     put(key, answer, headers) {
       const storedAt = now();
-      let text: string;
-      if (isRaw(answer)) text = serialiseRaw(answer, headers, storedAt);
-      else if (STORABLE.has(answer.stopReason.unified)) text = JSON.stringify({ response: answer, headers, storedAt } satisfies CachedAnswer);
-      else return;
-      lru.set(key, text, Buffer.byteLength(text) + key.length, storedAt + ttlMs);
-      if (!redis) return;
-      withTimeout(redis.client.send("SET", [redisKey(key), text, "PX", String(ttlMs)]), timeoutMs).then(
-        () => void (l2Degraded = false),
-        () => void (l2Degraded = true),
-      );
+      if (isRaw(answer)) {
+        const entry: RawEntry = { raw: answer, headers, storedAt };
+        lru.set(key, entry, rawBytes(answer) + key.length, storedAt + ttlMs);
+        if (redis) toL2(key, serialiseRaw(entry));
+        return;
+      }
+      if (!STORABLE.has(answer.stopReason.unified)) return;
+      const text = JSON.stringify({ response: answer, headers, storedAt } satisfies CachedAnswer);
+      keep(key, text, storedAt);
+      toL2(key, text);
     },
     get l2Degraded() {
       return l2Degraded;

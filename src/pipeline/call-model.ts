@@ -124,7 +124,7 @@ export async function callModel(call: ModelCall, name: string, model: ModelConfi
         // not among the chunks sent: the usage goes beside them.
         const raw: RawAnswer | undefined =
           end.chunks && end.failure === undefined && !end.clientAborted
-            ? { kind: "stream", api: call.format, text: Buffer.concat(end.chunks).toString(), ...(usage ? { usage } : {}) }
+            ? { kind: "stream", api: call.format, bytes: end.chunks, ...(usage ? { usage } : {}) }
             : undefined;
         call.onStreamEnd({
           clientAborted: end.clientAborted,

@@ -15,7 +15,6 @@ import { ResponsesRequestSchema } from "../formats/responses/schema.ts";
 import type { Lease } from "../limits/limiter.ts";
 import { resolveTier } from "../routing/resolve-tier.ts";
 import { isJsonObject, type JsonObject } from "../upstream/effort-result.ts";
-import { asBuffer } from "../upstream/as-buffer.ts";
 import { sniffUsage } from "../upstream/passthrough/sniff-usage.ts";
 import { acquireLease, NO_LEASE } from "./acquire-lease.ts";
 import { answerFromCache } from "./answer-from-cache.ts";
@@ -204,7 +203,7 @@ function finishWhole(s: Served, answer: ModelAnswer, store: CacheSlot | undefine
   s.lease.release();
   if (store) {
     // Translated answers are decoded already; a passed-through body is kept as it is.
-    const whole = answer.response ?? (answer.body instanceof Uint8Array ? { kind: "json" as const, api: s.format, text: asBuffer(answer.body).toString() } : undefined);
+    const whole = answer.response ?? (answer.body instanceof Uint8Array ? { kind: "json" as const, api: s.format, bytes: [answer.body] } : undefined);
     if (whole) store.cache.put(store.key, whole, answeredHeaders);
   }
   s.track.finish(200, usageOfAnswer(s.format, answer));

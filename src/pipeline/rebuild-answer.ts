@@ -3,6 +3,7 @@ import type { WireFormat } from "../canonical/wire-format.ts";
 import { collectStreamResponse, newStreamCollector } from "../cache/collect-stream-response.ts";
 import type { RawAnswer } from "../cache/raw-answer.ts";
 import { UPSTREAM_ADAPTERS } from "../upstream/adapters.ts";
+import { asBuffer } from "../upstream/as-buffer.ts";
 import { createSseSplitter } from "../upstream/sse/create-sse-splitter.ts";
 
 /** The whole answer of a passed-through stream, rebuilt from the events sent. Null when it did not finish. */
@@ -34,6 +35,7 @@ function decodeAnswerText(api: WireFormat, text: string): CanonicalResponse | nu
  * its kept usage wins over the text's.
  */
 export function decodeRawAnswer(raw: RawAnswer): CanonicalResponse | null {
-  const response = raw.kind === "json" ? decodeAnswerText(raw.api, raw.text) : rebuildStreamAnswer(raw.api, Buffer.from(raw.text));
+  const bytes = raw.bytes.length === 1 ? asBuffer(raw.bytes[0]!) : Buffer.concat(raw.bytes);
+  const response = raw.kind === "json" ? decodeAnswerText(raw.api, bytes.toString()) : rebuildStreamAnswer(raw.api, bytes);
   return response && raw.usage ? { ...response, usage: raw.usage } : response;
 }

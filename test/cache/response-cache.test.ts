@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
 import { buildResponseCacheKey, readCacheControl } from "../../src/cache/build-response-cache-key.ts";
-import { createResponseCache } from "../../src/cache/create-response-cache.ts";
+import { createResponseCache, type StoredEntry } from "../../src/cache/create-response-cache.ts";
+import type { RawAnswer } from "../../src/cache/raw-answer.ts";
 import { createShardedLru } from "../../src/cache/create-sharded-lru.ts";
 import type { CanonicalResponse } from "../../src/canonical/response.ts";
 import { decodeRawAnswer } from "../../src/pipeline/rebuild-answer.ts";
@@ -31,7 +32,7 @@ const answer = (text: string, unified: UnifiedStopReason = "end_turn"): Canonica
 });
 const ROUTER = { "x-router-tier": "normal", "x-router-model": "sim-normal", "x-router-effort": "medium", "x-router-source": "default" };
 const body = { model: "normal", max_tokens: 64, messages: [{ role: "user", content: "hi" }] };
-const newLru = () => createShardedLru<string>({ maxBytes: 1 << 20, ttlMs: TTL });
+const newLru = () => createShardedLru<StoredEntry>({ maxBytes: 1 << 20, ttlMs: TTL });
 
 describe("response cache key", () => {
   test.each([
@@ -81,7 +82,7 @@ describe("response cache (in-process)", () => {
 
   test("expires after the TTL", async () => {
     let t = 1_000;
-    const cache = createResponseCache({ lru: createShardedLru<string>({ maxBytes: 1 << 20, ttlMs: TTL, now: () => t }), ttlMs: TTL, decodeRaw: decodeRawAnswer, now: () => t });
+    const cache = createResponseCache({ lru: createShardedLru<StoredEntry>({ maxBytes: 1 << 20, ttlMs: TTL, now: () => t }), ttlMs: TTL, decodeRaw: decodeRawAnswer, now: () => t });
     cache.put("acct_a:k", answer("x"), ROUTER);
     t += TTL - 1;
     expect(await cache.get("acct_a:k")).not.toBeNull();
@@ -91,10 +92,10 @@ describe("response cache (in-process)", () => {
 });
 
 /** A passed-through answer as the client got it: kept raw, decoded at its first hit. */
-const rawJson = (text: string, stop = "end_turn") => ({
-  kind: "json" as const,
-  api: "messages" as const,
-  text: JSON.stringify({ id: "msg_raw", type: "message", role: "assistant", model: "normal", content: [{ type: "text", text }], stop_reason: stop, stop_sequence: null, usage: { input_tokens: 7, output_tokens: 3 } }),
+const rawJson = (text: string, stop = "end_turn"): RawAnswer => ({
+  kind: "json",
+  api: "messages",
+  bytes: [Buffer.from(JSON.stringify({ id: "msg_raw", type: "message", role: "assistant", model: "normal", content: [{ type: "text", text }], stop_reason: stop, stop_sequence: null, usage: { input_tokens: 7, output_tokens: 3 } }))],
 });
 const sse = (events: Array<[string, object]>): string => events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join("");
 const messagesStream = (finished: boolean): string =>
@@ -116,26 +117,28 @@ describe("response cache, raw answers", () => {
     const lru = newLru();
     const cache = createResponseCache({ lru, ttlMs: TTL, decodeRaw: decodeRawAnswer });
     cache.put("acct_a:raw", rawJson("kept raw"), ROUTER);
-    expect(lru.get("acct_a:raw")?.startsWith("{")).toBe(false);
+    expect(typeof lru.get("acct_a:raw")).toBe("object");
     const hit = await cache.get("acct_a:raw");
     expect(hit?.response).toMatchObject({ content: [{ type: "text", text: "kept raw" }], stopReason: { unified: "end_turn" }, usage: { inputTokens: 7, outputTokens: 3 } });
     expect(hit?.headers).toEqual(ROUTER);
-    expect(JSON.parse(lru.get("acct_a:raw")!)).toEqual(JSON.parse(JSON.stringify(hit)));
+    expect(JSON.parse(lru.get("acct_a:raw") as string)).toEqual(JSON.parse(JSON.stringify(hit)));
     expect(await cache.get("acct_a:raw")).toEqual(hit);
   });
 
   test("a raw stream is rebuilt at its first hit; usage kept beside it wins", async () => {
     const cache = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer });
     const usage = { inputTokens: 40, outputTokens: 4, cacheReadTokens: 30, cacheWriteTokens: 0, reasoningTokens: 0 };
-    cache.put("acct_a:stream", { kind: "stream", api: "messages", text: messagesStream(true), usage }, ROUTER);
+    // As the pipe hands them over: several chunks, one event split across two.
+    const events = Buffer.from(messagesStream(true));
+    cache.put("acct_a:stream", { kind: "stream", api: "messages", bytes: [events.subarray(0, 100), events.subarray(100, 333), events.subarray(333)], usage }, ROUTER);
     const hit = await cache.get("acct_a:stream");
     expect(hit?.response).toMatchObject({ content: [{ type: "text", text: "streamed" }], stopReason: { unified: "end_turn" }, usage });
   });
 
   test.each([
-    ["a stream that never finished", { kind: "stream" as const, api: "messages" as const, text: messagesStream(false) }],
+    ["a stream that never finished", { kind: "stream", api: "messages", bytes: [Buffer.from(messagesStream(false))] } satisfies RawAnswer],
     ["a paused turn", rawJson("x", "pause_turn")],
-    ["a cut JSON body", { ...rawJson("x"), text: rawJson("x").text.slice(0, 40) }],
+    ["a cut JSON body", { ...rawJson("x"), bytes: [Buffer.from(rawJson("x").bytes[0]!).subarray(0, 40)] }],
   ])("%s is dropped at its first hit, not replayed", async (_name, raw) => {
     const lru = newLru();
     const cache = createResponseCache({ lru, ttlMs: TTL, decodeRaw: decodeRawAnswer });

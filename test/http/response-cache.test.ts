@@ -64,6 +64,23 @@ describe("response cache", () => {
     expect(usage?.completion_tokens).toBeGreaterThan(0);
   });
 
+  test("an answer kept as the bytes sent is intact at a first hit after other traffic and a collection", async () => {
+    const first = await anthropic.messages.create(ask("kept raw across traffic"));
+    let streamed = "";
+    const chatBody = { model: "fast", messages: [{ role: "user" as const, content: "kept raw stream across traffic" }] };
+    for await (const chunk of await openai.chat.completions.create({ ...chatBody, stream: true })) streamed += chunk.choices[0]?.delta.content ?? "";
+    await Promise.all(Array.from({ length: 20 }, (_, i) => anthropic.messages.create(ask(`other traffic ${i}`))));
+    Bun.gc(true);
+    const before = upstreamCalls();
+    const again = await anthropic.messages.create(ask("kept raw across traffic")).withResponse();
+    const replayed = await openai.chat.completions.create({ ...chatBody, stream: false }).withResponse();
+    expect(upstreamCalls()).toBe(before);
+    expect(again.response.headers.get("x-router-cache")).toBe("hit");
+    expect(again.data.content).toEqual(first.content);
+    expect(replayed.response.headers.get("x-router-cache")).toBe("hit");
+    expect(replayed.data.choices[0]?.message.content).toBe(streamed);
+  });
+
   test("cache-control: no-cache goes to the upstream", async () => {
     await anthropic.messages.create(ask("bypass me"));
     const before = upstreamCalls();
