@@ -1,7 +1,7 @@
 import { RedisClient } from "bun";
 import { createResponseCache, type ResponseCache, type StoredEntry } from "./cache/create-response-cache.ts";
 import { createShardedLru } from "./cache/create-sharded-lru.ts";
-import { decodeRawAnswer } from "./pipeline/rebuild-answer.ts";
+import { decodeRawAnswer } from "./pipeline/decode-raw-answer.ts";
 import type { Config } from "./config/schema.ts";
 import type { Database } from "./db/client.ts";
 import { createLimiter, type GatewayLimiter } from "./limits/create-limiter.ts";

@@ -26,7 +26,7 @@ import { decideRoute } from "../routing/decide-route.ts";
 import type { PinStore } from "../routing/pin-store.ts";
 import { readSessionId } from "../routing/read-session-id.ts";
 import { buildBenchConfig, SAME_FORMAT_TIER } from "./build-bench-config.ts";
-import { decodeRawAnswer } from "../pipeline/rebuild-answer.ts";
+import { decodeRawAnswer } from "../pipeline/decode-raw-answer.ts";
 import { measureCallCost, type CallCostOptions } from "./measure-call-cost.ts";
 import { FORMATS, type BenchFormat } from "./scenarios.ts";
 

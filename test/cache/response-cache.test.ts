@@ -5,7 +5,7 @@ import { createResponseCache, type StoredEntry } from "../../src/cache/create-re
 import type { RawAnswer } from "../../src/cache/raw-answer.ts";
 import { createShardedLru } from "../../src/cache/create-sharded-lru.ts";
 import type { CanonicalResponse } from "../../src/canonical/response.ts";
-import { decodeRawAnswer } from "../../src/pipeline/rebuild-answer.ts";
+import { decodeRawAnswer } from "../../src/pipeline/decode-raw-answer.ts";
 import type { UnifiedStopReason } from "../../src/canonical/stop-reason.ts";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
