@@ -1,4 +1,12 @@
-import { compareCache, compareTargets, TARGET_CROSS_THROUGHPUT_RATIO, type CacheComparison, type Comparison } from "./compare-targets.ts";
+import {
+  compareBaseline,
+  compareCache,
+  compareTargets,
+  TARGET_CROSS_THROUGHPUT_RATIO,
+  type BaselineComparison,
+  type CacheComparison,
+  type Comparison,
+} from "./compare-targets.ts";
 import type { CostRow } from "./measure-module-costs.ts";
 import type { LoadResult } from "./load-result.ts";
 import type { BenchFormat, BenchMode, BenchTarget, Scenario } from "./scenarios.ts";
@@ -23,7 +31,7 @@ export interface ScenarioResult extends LoadResult {
   readonly format: BenchFormat;
   readonly mode: BenchMode;
   readonly target: BenchTarget;
-  /** CPU µs the target's own server process spent per request (direct: sim, bare: proxy, gateway and cross: gateway). */
+  /** CPU µs the target's own server process spent per request (direct: sim, bare: proxy, gateway and cross: gateway, baseline: the baseline gateway). */
   readonly cpuUsPerRequest: number | undefined;
   /** The one-connection pass: latency without queueing. */
   readonly latency: LoadResult | undefined;
@@ -42,6 +50,8 @@ export interface ReportGroup {
   readonly crossAddedCpuUsPerRequest: number | undefined;
   /** Response-cache hits (`cached`) against misses (`gateway`), when both ran. */
   readonly cacheComparison: CacheComparison | undefined;
+  /** This checkout's gateway against the `--baseline` checkout's, same request and rounds, when both ran. */
+  readonly baselineComparison: BaselineComparison | undefined;
 }
 
 export interface BenchReport {
@@ -54,7 +64,7 @@ export interface BenchReport {
 const cpuBeyond = (bare: ScenarioResult | undefined, row: ScenarioResult | undefined): number | undefined =>
   bare?.cpuUsPerRequest !== undefined && row?.cpuUsPerRequest !== undefined ? row.cpuUsPerRequest - bare.cpuUsPerRequest : undefined;
 
-/** Groups measured scenarios by format and mode, in run order, and compares gateway and cross with bare. */
+/** Groups measured scenarios by format and mode, in run order, and compares gateway and cross with bare (and gateway with baseline). */
 export function buildReport(
   meta: BenchMeta,
   measured: ReadonlyArray<{ scenario: Scenario; result: LoadResult; cpuUsPerRequest: number | undefined; latency?: LoadResult | undefined }>,
@@ -78,6 +88,7 @@ export function buildReport(
       const gateway = group.rows.find((row) => row.target === "gateway");
       const cross = group.rows.find((row) => row.target === "cross");
       const cached = group.rows.find((row) => row.target === "cached");
+      const baseline = group.rows.find((row) => row.target === "baseline");
       const comparison = bare && gateway ? compareTargets(bare, gateway, bare.latency, gateway.latency) : undefined;
       const crossComparison =
         bare && cross ? compareTargets(bare, cross, bare.latency, cross.latency, TARGET_CROSS_THROUGHPUT_RATIO) : undefined;
@@ -88,6 +99,7 @@ export function buildReport(
         crossComparison,
         crossAddedCpuUsPerRequest: cpuBeyond(bare, cross),
         cacheComparison: gateway && cached ? compareCache(gateway, cached, gateway.latency, cached.latency) : undefined,
+        baselineComparison: gateway && baseline ? compareBaseline(gateway, baseline) : undefined,
       };
     }),
   };

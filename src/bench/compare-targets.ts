@@ -77,3 +77,48 @@ export function compareCache(miss: LoadResult, hit: LoadResult, missLatency?: Lo
     latencyPass: clean && p50Ratio >= TARGET_CACHE_SPEEDUP,
   };
 }
+
+/**
+ * This checkout's gateway (`gateway`) against another checkout's (`baseline`), same request, same
+ * rounds. No mark: it says which way a change moved the numbers, not whether a target was met.
+ */
+export interface BaselineComparison {
+  /** gateway req/s ÷ baseline req/s: above 1, this checkout serves more. */
+  readonly throughputRatio: number;
+  /** Each gateway process's own CPU per request (undefined without procfs), and gateway − baseline. */
+  readonly gatewayCpuUsPerRequest: number | undefined;
+  readonly baselineCpuUsPerRequest: number | undefined;
+  readonly cpuDeltaUsPerRequest: number | undefined;
+  /** p50 of each: from the one-connection pass when both ran, else under load. */
+  readonly gatewayP50Ms: number;
+  readonly baselineP50Ms: number;
+  readonly latencyFromSingleConnection: boolean;
+  /** False when either side had errors: then a faster side may just be failing faster. */
+  readonly clean: boolean;
+}
+
+/** A measured row as compareBaseline reads it: the load pass, its server's CPU, the one-connection pass. */
+interface RowWithCpu extends LoadResult {
+  readonly cpuUsPerRequest: number | undefined;
+  readonly latency?: LoadResult | undefined;
+}
+
+export function compareBaseline(gateway: RowWithCpu, baseline: RowWithCpu): BaselineComparison {
+  const gatewayLatency = gateway.latency;
+  const baselineLatency = baseline.latency;
+  const single = gatewayLatency !== undefined && baselineLatency !== undefined;
+  const g = single ? gatewayLatency : gateway;
+  const b = single ? baselineLatency : baseline;
+  const gatewayCpu = gateway.cpuUsPerRequest;
+  const baselineCpu = baseline.cpuUsPerRequest;
+  return {
+    throughputRatio: gateway.requestsPerSec / baseline.requestsPerSec,
+    gatewayCpuUsPerRequest: gatewayCpu,
+    baselineCpuUsPerRequest: baselineCpu,
+    cpuDeltaUsPerRequest: gatewayCpu !== undefined && baselineCpu !== undefined ? gatewayCpu - baselineCpu : undefined,
+    gatewayP50Ms: g.p50Ms,
+    baselineP50Ms: b.p50Ms,
+    latencyFromSingleConnection: single,
+    clean: gateway.errors === 0 && baseline.errors === 0 && g.errors === 0 && b.errors === 0,
+  };
+}

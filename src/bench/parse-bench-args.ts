@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { FORMAT_NAMES, MODE_NAMES, TARGET_NAMES, type BenchFormat, type BenchMode, type BenchTarget } from "./scenarios.ts";
 
@@ -21,6 +23,11 @@ export interface BenchArgs {
   readonly json: boolean;
   readonly out: string | undefined;
   readonly databaseUrl: string | undefined;
+  /**
+   * Absolute path of another checkout of this project: its gateway runs beside this one and is
+   * measured as the `baseline` target in the same rounds, so drift in machine speed hits both alike.
+   */
+  readonly baselineDir: string | undefined;
   /** Run the gateway with Bun's --cpu-prof, writing the profile into this directory on exit. */
   readonly cpuProfDir: string | undefined;
   /** The in-process cost section: before the load scenarios (on), not at all (off), or alone (only). */
@@ -36,11 +43,13 @@ export const USAGE = `usage: bun run bench [options]
   --warmup <n>            unmeasured requests per scenario first (default 300)
   --formats <list>        ${FORMAT_NAMES.join(",")} (default all)
   --modes <list>          ${MODE_NAMES.join(",")} (default all)
-  --targets <list>        ${TARGET_NAMES.join(",")} (default all)
+  --targets <list>        ${TARGET_NAMES.join(",")} (default all; baseline only with --baseline)
   --tool <t>              wrk | builtin | auto (default auto: wrk when installed)
   --json                  also print the results as JSON at the end (or to --out)
   --out <file>            write the JSON results to this file
   --database-url <url>    run the gateway on this Postgres instead of a temp PGlite
+  --baseline <dir>        also run another checkout's gateway (<dir>/src/main.ts) as target baseline, in the same rounds;
+                          it joins the default targets (with --targets, list it); not with --database-url
   --cpu-prof <dir>        profile the gateway (bun --cpu-prof); the .cpuprofile lands in <dir> when the bench ends
   --costs <c>             on | off | only: time routing, limits + cache and the request observers in-process
                           first (default on; only = no processes, no load)`;
@@ -73,6 +82,21 @@ function list<T extends string>(name: string, raw: string | undefined, allowed: 
   return allowed.filter((item) => picked.includes(item));
 }
 
+/** The checkout must hold the gateway's entry point; checked now rather than after the sim and gateway started. */
+function baselineCheckout(raw: string): string {
+  const dir = resolve(raw);
+  if (!existsSync(join(dir, "src", "main.ts"))) throw new BenchArgsError(`--baseline: no src/main.ts in "${dir}" (expected a checkout of this project)`);
+  return dir;
+}
+
+/** `baseline` needs its gateway; without --targets it joins the defaults exactly when that gateway runs. */
+function targets(raw: string | undefined, hasBaseline: boolean): readonly BenchTarget[] {
+  if (raw === undefined) return hasBaseline ? TARGET_NAMES : TARGET_NAMES.filter((target) => target !== "baseline");
+  const picked = list("targets", raw, TARGET_NAMES);
+  if (picked.includes("baseline") && !hasBaseline) throw new BenchArgsError("--targets: baseline needs --baseline <dir>");
+  return picked;
+}
+
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   let values;
   try {
@@ -92,6 +116,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
         json: { type: "boolean", default: false },
         out: { type: "string" },
         "database-url": { type: "string" },
+        baseline: { type: "string" },
         "cpu-prof": { type: "string" },
         costs: { type: "string", default: "on" },
         help: { type: "boolean", short: "h", default: false },
@@ -106,6 +131,10 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const costs = values.costs;
   if (!(COSTS_CHOICES as readonly string[]).includes(costs))
     throw new BenchArgsError(`--costs: expected ${COSTS_CHOICES.join(" | ")}, got "${costs}"`);
+  const baselineDir = values.baseline === undefined ? undefined : baselineCheckout(values.baseline);
+  // Both gateways would migrate and write one database: usage, keys and logs mixed, and each slowed by the other's writes.
+  if (baselineDir !== undefined && values["database-url"] !== undefined)
+    throw new BenchArgsError("--baseline cannot be combined with --database-url: the two gateways would share one database");
   return {
     durationSec: positive("duration", values.duration, false),
     rounds: positive("rounds", values.rounds, true),
@@ -114,11 +143,12 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     warmupRequests: positive("warmup", values.warmup, true),
     formats: list("formats", values.formats, FORMAT_NAMES),
     modes: list("modes", values.modes, MODE_NAMES),
-    targets: list("targets", values.targets, TARGET_NAMES),
+    targets: targets(values.targets, baselineDir !== undefined),
     tool: tool as ToolChoice,
     json: values.json || values.out !== undefined,
     out: values.out,
     databaseUrl: values["database-url"],
+    baselineDir,
     cpuProfDir: values["cpu-prof"],
     costs: costs as CostsChoice,
     help: values.help,

@@ -1,4 +1,4 @@
-import { TARGET_ADDED_P50_MS, TARGET_CACHE_SPEEDUP, type CacheComparison, type Comparison } from "./compare-targets.ts";
+import { TARGET_ADDED_P50_MS, TARGET_CACHE_SPEEDUP, type BaselineComparison, type CacheComparison, type Comparison } from "./compare-targets.ts";
 import type { BenchMeta, BenchReport, ReportGroup } from "./build-report.ts";
 import type { CostRow } from "./measure-module-costs.ts";
 
@@ -37,6 +37,20 @@ function formatCache(c: CacheComparison | undefined): string[] {
   ];
 }
 
+/** One line, no mark: which way this checkout moved throughput, CPU and latency against the baseline checkout. */
+function formatBaseline(c: BaselineComparison | undefined): string[] {
+  if (!c) return [];
+  const cpu =
+    c.gatewayCpuUsPerRequest === undefined || c.baselineCpuUsPerRequest === undefined || c.cpuDeltaUsPerRequest === undefined
+      ? ""
+      : ` · CPU ${c.gatewayCpuUsPerRequest.toFixed(0)} vs ${c.baselineCpuUsPerRequest.toFixed(0)} µs/req (${signed(c.cpuDeltaUsPerRequest, 0)})`;
+  const where = c.latencyFromSingleConnection ? "one-connection" : "under-load";
+  const errors = c.clean ? "" : " · errors on one side: compare with care";
+  return [
+    `  gateway vs baseline: throughput ${c.throughputRatio.toFixed(2)}×${cpu} · ${where} p50 ${ms(c.gatewayP50Ms)} vs ${ms(c.baselineP50Ms)} ms${errors}`,
+  ];
+}
+
 /** The in-process cost rows: one line each, p50 against its target where the issues set one. */
 export function formatCosts(costs: readonly CostRow[]): string[] {
   const width = Math.max(...costs.map((c) => c.label.length));
@@ -70,6 +84,7 @@ function formatGroup(group: ReportGroup): string[] {
     if (row.firstError) out.push(`  ! ${row.target}: ${row.firstError}`);
   }
   out.push(...formatComparison("gateway", group.comparison, group.addedCpuUsPerRequest));
+  out.push(...formatBaseline(group.baselineComparison));
   out.push(...formatComparison("cross", group.crossComparison, group.crossAddedCpuUsPerRequest));
   out.push(...formatCache(group.cacheComparison));
   return out;

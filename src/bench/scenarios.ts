@@ -6,6 +6,8 @@
  * `cache-control: no-cache` so the response cache (on in the bench config) never answers them:
  * they measure the full path, storing each answer as a miss does. `cached` repeats the `gateway`
  * request without that header, so every request after the first is answered from the cache.
+ * `baseline` is the `gateway` request sent to a second gateway started from another checkout
+ * (`--baseline <dir>`): the old code, measured in the same rounds as the new.
  */
 
 import { SET_EFFORT } from "../upstream/set-effort.ts";
@@ -14,7 +16,8 @@ import type { JsonObject } from "../upstream/effort-result.ts";
 
 export const FORMAT_NAMES = ["messages", "chat", "responses"] as const;
 export const MODE_NAMES = ["json", "stream"] as const;
-export const TARGET_NAMES = ["direct", "bare", "gateway", "cross", "cached"] as const;
+// `baseline` right after `gateway`: each round runs the two back to back, under the same outside load.
+export const TARGET_NAMES = ["direct", "bare", "gateway", "baseline", "cross", "cached"] as const;
 
 export type BenchFormat = (typeof FORMAT_NAMES)[number];
 export type BenchMode = (typeof MODE_NAMES)[number];
@@ -37,6 +40,8 @@ export interface TargetEndpoints {
   readonly bare: string;
   readonly gateway: string;
   readonly gatewayKey: string;
+  /** The gateway started from the `--baseline` checkout, with its own account's key; absent without it. */
+  readonly baseline?: { readonly url: string; readonly key: string } | undefined;
 }
 
 const SYSTEM_PROMPT = "You are a concise senior engineer. Answer with short, direct explanations and code only when it helps.";
@@ -114,22 +119,32 @@ interface TargetSpec {
 
 const formatHeaders = (format: BenchFormat): Record<string, string> => (format === "messages" ? { "anthropic-version": "2023-06-01" } : {});
 
-const gatewayHeaders = (e: TargetEndpoints, format: BenchFormat): Record<string, string> =>
-  format === "messages" ? { ...formatHeaders(format), "x-api-key": e.gatewayKey } : { authorization: `Bearer ${e.gatewayKey}` };
+const keyHeaders = (key: string, format: BenchFormat): Record<string, string> =>
+  format === "messages" ? { ...formatHeaders(format), "x-api-key": key } : { authorization: `Bearer ${key}` };
+
+const gatewayHeaders = (e: TargetEndpoints, format: BenchFormat): Record<string, string> => keyHeaders(e.gatewayKey, format);
 
 /** A fresh answer every time (the cache is skipped, the answer still stored): the miss path. */
-const missHeaders = (e: TargetEndpoints, format: BenchFormat): Record<string, string> => ({ ...gatewayHeaders(e, format), "cache-control": "no-cache" });
+const missHeaders = (key: string, format: BenchFormat): Record<string, string> => ({ ...keyHeaders(key, format), "cache-control": "no-cache" });
+
+/** Only reachable when a `baseline` target was selected without a baseline gateway: a caller's bug, not a user's. */
+function baselineOf(e: TargetEndpoints): { readonly url: string; readonly key: string } {
+  if (!e.baseline) throw new Error("the baseline target needs a baseline gateway (--baseline <dir>)");
+  return e.baseline;
+}
 
 export const TARGETS: Readonly<Record<BenchTarget, TargetSpec>> = {
   direct: { baseUrl: (e) => e.direct, model: () => UPSTREAM_MODEL, headers: (_e, format) => formatHeaders(format) },
   bare: { baseUrl: (e) => e.bare, model: () => UPSTREAM_MODEL, headers: (_e, format) => formatHeaders(format) },
-  gateway: { baseUrl: (e) => e.gateway, model: () => SAME_FORMAT_TIER, headers: missHeaders },
-  cross: { baseUrl: (e) => e.gateway, model: (format) => CROSS_TIERS[format].tier, headers: missHeaders },
+  gateway: { baseUrl: (e) => e.gateway, model: () => SAME_FORMAT_TIER, headers: (e, format) => missHeaders(e.gatewayKey, format) },
+  baseline: { baseUrl: (e) => baselineOf(e).url, model: () => SAME_FORMAT_TIER, headers: (e, format) => missHeaders(baselineOf(e).key, format) },
+  cross: { baseUrl: (e) => e.gateway, model: (format) => CROSS_TIERS[format].tier, headers: (e, format) => missHeaders(e.gatewayKey, format) },
   cached: { baseUrl: (e) => e.gateway, model: () => SAME_FORMAT_TIER, headers: gatewayHeaders },
 };
 
-/** The gateway serves `gateway`, `cross` and `cached`. */
-export const isGatewayTarget = (target: BenchTarget): boolean => target === "gateway" || target === "cross" || target === "cached";
+/** A gateway serves `gateway`, `cross` and `cached`, the baseline checkout's gateway `baseline`: they get the client's body as is. */
+export const isGatewayTarget = (target: BenchTarget): boolean =>
+  target === "gateway" || target === "baseline" || target === "cross" || target === "cached";
 
 export interface ScenarioSelection {
   readonly formats: readonly BenchFormat[];

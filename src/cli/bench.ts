@@ -67,20 +67,28 @@ async function bench(args: BenchArgs): Promise<void> {
       costs = await measureModuleCosts();
     }
     if (args.costs === "only") return emit(buildReport(meta, [], costs), args);
-    console.error("bench: starting sim, bare proxy and gateway…");
-    const processes = await startProcesses(group, { dir, databaseUrl: args.databaseUrl, cpuProfDir: args.cpuProfDir });
+    console.error(`bench: starting sim, bare proxy${args.baselineDir ? `, gateway and the baseline gateway from ${args.baselineDir}` : " and gateway"}…`);
+    const processes = await startProcesses(group, {
+      dir,
+      databaseUrl: args.databaseUrl,
+      cpuProfDir: args.cpuProfDir,
+      baselineDir: args.baselineDir,
+    });
     const scenarios = buildScenarios(args, processes.endpoints);
     // Rounds interleave the targets over time, so a burst of outside load hits each of them alike.
     const rounds: Measured[][] = scenarios.map(() => []);
     for (let round = 1; round <= args.rounds; round++) {
       for (const [i, scenario] of scenarios.entries()) {
         console.error(`bench: round ${round}/${args.rounds} [${i + 1}/${scenarios.length}] ${scenario.id}`);
+        const serverPid = processes.pids[scenario.target];
+        // parseBenchArgs only lets `baseline` through with --baseline, which starts its gateway.
+        if (serverPid === undefined) throw new Error(`${scenario.id}: no process serves this target`);
         const { load, cpuUsPerRequest, latency } = await runScenario(scenario, {
           ...args,
           tool,
           scriptDir,
           group,
-          serverPid: processes.pids[scenario.target],
+          serverPid,
         });
         // A server that crashed under load turns every later scenario into connection errors; stop with its output.
         group.assertAlive();

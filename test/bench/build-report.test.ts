@@ -80,6 +80,56 @@ describe("buildReport", () => {
     expect(text).not.toMatch(/request log.*(PASS|MISS)/);
   });
 
+  test("gateway and baseline rows give the baseline comparison, in the table, JSON and one unmarked line", () => {
+    const latency = (p50Ms: number): LoadResult => ({ ...load(1), p50Ms });
+    const withBaseline = buildReport(meta, [
+      { scenario: scenario("bare"), result: load(10_000), cpuUsPerRequest: 50 },
+      { scenario: scenario("gateway"), result: load(5_600), cpuUsPerRequest: 281, latency: latency(0.64) },
+      { scenario: scenario("baseline"), result: load(5_000), cpuUsPerRequest: 309, latency: latency(0.7) },
+    ]);
+    const group = withBaseline.groups[0]!;
+    const c = group.baselineComparison!;
+    expect(c.throughputRatio).toBeCloseTo(1.12, 10);
+    expect(c).toMatchObject({
+      gatewayCpuUsPerRequest: 281,
+      baselineCpuUsPerRequest: 309,
+      cpuDeltaUsPerRequest: -28,
+      gatewayP50Ms: 0.64,
+      baselineP50Ms: 0.7,
+      latencyFromSingleConnection: true,
+      clean: true,
+    });
+    // The gateway/bare comparison is unchanged by the extra row.
+    expect(group.comparison!.throughputRatio).toBeCloseTo(0.56, 10);
+    expect(group.rows.map((row) => row.target)).toEqual(["bare", "gateway", "baseline"]);
+    expect(JSON.parse(JSON.stringify(withBaseline)).groups[0].baselineComparison).toMatchObject({ cpuDeltaUsPerRequest: -28 });
+    const text = formatReport(withBaseline);
+    expect(text).toContain("  gateway vs baseline: throughput 1.12× · CPU 281 vs 309 µs/req (-28) · one-connection p50 0.64 vs 0.70 ms\n");
+    expect(text).toMatch(/\n  baseline +5000 /);
+    expect(text).not.toMatch(/gateway vs baseline.*(PASS|MISS)/);
+  });
+
+  test("without a one-connection pass or CPU the baseline line says so; errors are flagged", () => {
+    const unclean = buildReport(meta, [
+      { scenario: scenario("gateway"), result: load(4_000), cpuUsPerRequest: undefined },
+      { scenario: scenario("baseline"), result: { ...load(5_000), errors: 3, p50Ms: 1.5 }, cpuUsPerRequest: undefined },
+    ]);
+    const c = unclean.groups[0]!.baselineComparison!;
+    expect(c).toMatchObject({ throughputRatio: 0.8, cpuDeltaUsPerRequest: undefined, baselineP50Ms: 1.5, latencyFromSingleConnection: false, clean: false });
+    const text = formatReport(unclean);
+    expect(text).toContain("gateway vs baseline: throughput 0.80× · under-load p50 1.00 vs 1.50 ms · errors on one side");
+  });
+
+  test("no baseline row, no baseline comparison", () => {
+    expect(report.groups[0]!.baselineComparison).toBeUndefined();
+    expect(formatReport(report)).not.toContain("baseline");
+    const baselineOnly = buildReport(meta, [
+      { scenario: scenario("bare"), result: load(10_000), cpuUsPerRequest: 50 },
+      { scenario: scenario("baseline"), result: load(9_000), cpuUsPerRequest: 90 },
+    ]);
+    expect(baselineOnly.groups[0]!.baselineComparison).toBeUndefined();
+  });
+
   test("no cross row, no cross comparison", () => {
     const only = buildReport(meta, [
       { scenario: scenario("bare"), result: load(10_000), cpuUsPerRequest: 50 },

@@ -1,5 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { parseBenchArgs } from "../../src/bench/parse-bench-args.ts";
+import { join, relative } from "node:path";
+import { BenchArgsError, parseBenchArgs } from "../../src/bench/parse-bench-args.ts";
+
+// This checkout has a src/main.ts, so it serves as a baseline checkout for parsing.
+const CHECKOUT = join(import.meta.dir, "..", "..");
 
 describe("parseBenchArgs", () => {
   test("defaults", () => {
@@ -36,5 +40,39 @@ describe("parseBenchArgs", () => {
     [["--nope"], /nope/],
   ])("rejects %p", (argv, message) => {
     expect(() => parseBenchArgs(argv)).toThrow(message);
+  });
+});
+
+describe("--baseline", () => {
+  test("takes a checkout's directory, made absolute, and is off by default", () => {
+    expect(parseBenchArgs([]).baselineDir).toBeUndefined();
+    expect(parseBenchArgs(["--baseline", CHECKOUT]).baselineDir).toBe(CHECKOUT);
+    expect(parseBenchArgs(["--baseline", relative(process.cwd(), CHECKOUT) || "."]).baselineDir).toBe(CHECKOUT);
+  });
+
+  test("rejects a directory without src/main.ts", () => {
+    expect(() => parseBenchArgs(["--baseline", join(CHECKOUT, "test")])).toThrow(/--baseline: no src\/main\.ts/);
+    expect(() => parseBenchArgs(["--baseline", "/nonexistent/checkout"])).toThrow(BenchArgsError);
+  });
+
+  test("the default targets leave baseline out without it, and put it right after gateway with it", () => {
+    expect(parseBenchArgs([]).targets).toEqual(["direct", "bare", "gateway", "cross", "cached"]);
+    expect(parseBenchArgs(["--baseline", CHECKOUT]).targets).toEqual(["direct", "bare", "gateway", "baseline", "cross", "cached"]);
+  });
+
+  test("with --targets, baseline runs only when listed, in table order", () => {
+    expect(parseBenchArgs(["--baseline", CHECKOUT, "--targets", "baseline,bare,gateway"]).targets).toEqual(["bare", "gateway", "baseline"]);
+    expect(parseBenchArgs(["--baseline", CHECKOUT, "--targets", "bare,gateway"]).targets).toEqual(["bare", "gateway"]);
+  });
+
+  test("the baseline target is refused without --baseline", () => {
+    expect(() => parseBenchArgs(["--targets", "gateway,baseline"])).toThrow(/baseline needs --baseline/);
+    expect(() => parseBenchArgs(["--targets", "gateway,baseline"])).toThrow(BenchArgsError);
+  });
+
+  test("is refused with --database-url: the two gateways would share one database", () => {
+    const argv = ["--baseline", CHECKOUT, "--database-url", "postgres://h/db"];
+    expect(() => parseBenchArgs(argv)).toThrow(BenchArgsError);
+    expect(() => parseBenchArgs(argv)).toThrow(/--baseline cannot be combined with --database-url/);
   });
 });

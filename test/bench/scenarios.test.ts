@@ -57,6 +57,25 @@ describe("buildScenarios", () => {
     expect(cached!.headers.authorization).toBe("Bearer rl_test");
   });
 
+  test("baseline sends the gateway's request, body and headers, to the baseline gateway with its own key", () => {
+    const withBaseline = { ...endpoints, baseline: { url: "http://base", key: "rl_base" } };
+    for (const format of ["messages", "chat", "responses"] as const) {
+      for (const mode of ["json", "stream"] as const) {
+        const [gateway, baseline] = buildScenarios({ formats: [format], modes: [mode], targets: ["gateway", "baseline"] }, withBaseline);
+        expect(baseline!.id).toBe(`${format}/${mode}/baseline`);
+        expect(baseline!.body).toBe(gateway!.body);
+        expect(baseline!.url).toBe(gateway!.url.replace("http://gw", "http://base"));
+        expect(JSON.stringify(baseline!.headers)).toBe(JSON.stringify(gateway!.headers).replace("rl_test", "rl_base"));
+        expect(baseline!.headers["cache-control"]).toBe("no-cache");
+        expect(JSON.stringify(baseline!.headers)).not.toContain("rl_test");
+      }
+    }
+  });
+
+  test("baseline without a baseline gateway is a caller's error", () => {
+    expect(() => buildScenarios({ formats: ["chat"], modes: ["json"], targets: ["baseline"] }, endpoints)).toThrow(/--baseline/);
+  });
+
   test("direct and bare never carry the gateway key", () => {
     for (const s of all.filter((s) => s.target === "direct" || s.target === "bare")) expect(JSON.stringify(s.headers)).not.toContain("rl_test");
   });
