@@ -2,6 +2,7 @@ import type { RedisClient } from "bun";
 import type { CanonicalResponse } from "../canonical/response.ts";
 import type { ShardedLru } from "./create-sharded-lru.ts";
 import type { DecodeRawAnswer, RawAnswer } from "./raw-answer.ts";
+import { withTimeout } from "./with-timeout.ts";
 
 /** A cached answer: the complete response and the routing headers it was first sent with. */
 export interface CachedAnswer {
@@ -79,14 +80,6 @@ function parseJson<T>(text: string): T | null {
   } catch {
     return null;
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`redis did not answer within ${ms} ms`)), ms))),
-  ]).finally(() => clearTimeout(timer));
 }
 
 /**
