@@ -1,5 +1,6 @@
 import { RedisClient } from "bun";
 import { createResponseCache, type ResponseCache, type StoredEntry } from "./cache/create-response-cache.ts";
+import { createResponseHistory, type ResponseHistory } from "./cache/create-response-history.ts";
 import { createShardedLru } from "./cache/create-sharded-lru.ts";
 import { decodeRawAnswer } from "./pipeline/decode-raw-answer.ts";
 import type { Config } from "./config/schema.ts";
@@ -17,10 +18,19 @@ import { createUsageStore } from "./usage/create-usage-store.ts";
 import { createUsageWriter, type UsageWriter } from "./usage/create-usage-writer.ts";
 import { loadMonthlyTokens } from "./usage/load-monthly-tokens.ts";
 
+/**
+ * How long, and in how much memory per instance, the conversations behind Responses answers made
+ * from stateless upstreams are kept for a later `previous_response_id` (Redis, when configured,
+ * keeps them as long for every instance).
+ */
+const RESPONSE_HISTORY_TTL_MS = 24 * 60 * 60 * 1000;
+const RESPONSE_HISTORY_MAX_BYTES = 64 * 1024 * 1024;
+
 /** The stateful parts the request pipeline leans on: limits, caches, routing and usage. */
 export interface PipelineServices {
   readonly limiter: GatewayLimiter;
   readonly responseCache: ResponseCache | undefined;
+  readonly responseHistory: ResponseHistory;
   readonly usageWriter: UsageWriter;
   /** Turns finished requests into usage rows and monthly token counts, priced by the config in use. */
   usageObserverFor(config: Config): RequestObserver;
@@ -57,6 +67,11 @@ export function createPipelineServices(options: PipelineServicesOptions): Pipeli
         redis: redis ? { client: redis, keyPrefix: prefix } : undefined,
       })
     : undefined;
+  const responseHistory = createResponseHistory({
+    ttlMs: RESPONSE_HISTORY_TTL_MS,
+    lru: createShardedLru<string>({ maxBytes: RESPONSE_HISTORY_MAX_BYTES, ttlMs: RESPONSE_HISTORY_TTL_MS }),
+    redis: redis ? { client: redis, keyPrefix: prefix } : undefined,
+  });
   const usageWriter = createUsageWriter({ store: createUsageStore(database), ...config.usage });
   const pins = config.redisUrl
     ? createRedisPinStore({ url: config.redisUrl, prefix: `${prefix}pin:` })
@@ -83,6 +98,7 @@ export function createPipelineServices(options: PipelineServicesOptions): Pipeli
   return {
     limiter,
     responseCache,
+    responseHistory,
     usageWriter,
     usageObserverFor: (next) => {
       if (observed?.config !== next) observed = { config: next, observe: createUsageObserver({ writer: usageWriter, models: next.models, limiter }) };

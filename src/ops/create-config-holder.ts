@@ -35,7 +35,7 @@ export interface ConfigHolderOptions {
   readonly metrics: GatewayMetrics;
   readonly logBody: (requestId: string, body: unknown) => void;
   /** Limits, caches and routing; the routing follows the config in use. */
-  readonly services?: Pick<PipelineServices, "limiter" | "responseCache" | "routingFor">;
+  readonly services?: Pick<PipelineServices, "limiter" | "responseCache" | "responseHistory" | "routingFor">;
   /** The Smart+ job flow for `smart-plus` turns. */
   readonly smartPlus?: GatewayDeps["smartPlus"];
 }
@@ -85,6 +85,7 @@ export function createConfigHolder(options: ConfigHolderOptions): ConfigHolder {
     logBody: options.logBody,
     ...(services ? { limiter: services.limiter } : {}),
     ...(services?.responseCache ? { responseCache: services.responseCache } : {}),
+    ...(services ? { responseHistory: services.responseHistory } : {}),
     ...(options.smartPlus ? { smartPlus: options.smartPlus } : {}),
     get config() {
       return generation.config;

@@ -2,12 +2,13 @@ import { SET_EFFORT } from "../upstream/set-effort.ts";
 import type { RawAnswer } from "../cache/raw-answer.ts";
 import type { Converted } from "../canonical/converted.ts";
 import type { Effort } from "../canonical/effort.ts";
-import type { CanonicalRequest } from "../canonical/request.ts";
+import type { CanonicalMessage, CanonicalRequest } from "../canonical/request.ts";
 import type { CanonicalResponse } from "../canonical/response.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import type { ModelConfig } from "../config/schema.ts";
 import type { EncodeContext } from "../formats/client-format.ts";
 import { CLIENT_FORMATS } from "../formats/client-formats.ts";
+import { responseIdFor } from "../formats/responses/build-output-items.ts";
 import { UPSTREAM_ADAPTERS } from "../upstream/adapters.ts";
 import { isJsonObject, type JsonObject } from "../upstream/effort-result.ts";
 import { fitThinkingConstraints } from "../upstream/messages/fit-thinking-constraints.ts";
@@ -45,8 +46,20 @@ export interface ModelCall {
   readonly pinnedModel: string | null;
   /** Assistant turns answered before the conversation switched to `pinnedModel`: their thinking is stripped even for it. */
   readonly foreignTurns?: number;
-  /** Responses streams passed through: the id the client was sent, read from the first event at the stream's end. */
+  /** Responses streams: the id the client was sent, once the stream has ended. */
   readonly onResponseId?: (modelName: string, responseId: string) => void;
+  /**
+   * Responses clients whose answer may come from a stateless upstream: where the conversation named
+   * by `previous_response_id` is found, and where this answer's conversation is kept. Absent when
+   * the client asked for `store: false`.
+   */
+  readonly history?: HistoryAccess;
+}
+
+export interface HistoryAccess {
+  /** The conversation `previous_response_id` names, when the gateway made that answer itself. */
+  load(): Promise<readonly CanonicalMessage[] | null>;
+  save(responseId: string, messages: readonly CanonicalMessage[]): void;
 }
 
 export interface ModelAnswer {
@@ -141,7 +154,8 @@ export async function callModel(call: ModelCall, name: string, model: ModelConfi
   const api = model.apis[0]!;
   const adapter = UPSTREAM_ADAPTERS[api];
   const decoded = call.canonical();
-  const stripped = stripForeignThinking(decoded.value, name, call.pinnedModel, call.foreignTurns);
+  const { value: client, remember } = await withHistory(call, decoded.value);
+  const stripped = stripForeignThinking(client, name, call.pinnedModel, call.foreignTurns);
   const request = switching ? normalizeToolIds(stripped.value, api).value : stripped.value;
   const encoded = adapter.encodeRequest(request, { upstreamModelId: model.upstreamId, model });
   const body = encoded.value;
@@ -166,9 +180,46 @@ export async function callModel(call: ModelCall, name: string, model: ModelConfi
     adapter,
     format: CLIENT_FORMATS[call.format],
     encode,
-    onStreamEnd: call.onStreamEnd,
-    collect: call.collect,
+    onStreamEnd: remember
+      ? (outcome) => {
+          if (outcome.response) {
+            const responseId = remember(outcome.response);
+            call.onResponseId?.(name, responseId);
+          }
+          call.onStreamEnd(outcome);
+        }
+      : call.onStreamEnd,
+    collect: call.collect || remember !== undefined,
   });
+  if (remember && translated.response) remember(translated.response);
   warnings.push(...translated.warnings);
   return { body: translated.body, contentType: translated.contentType, effort: set.effort, api, ...(translated.response ? { response: translated.response } : {}), warnings };
+}
+
+/**
+ * A Responses client on a stateless upstream: the conversation `previous_response_id` names is put
+ * back in front of the new input (a Responses upstream would do that itself), and `remember` keeps
+ * the whole conversation under the id of the answer the client is shown.
+ */
+async function withHistory(
+  call: ModelCall,
+  request: CanonicalRequest,
+): Promise<{ value: CanonicalRequest; remember?: (response: CanonicalResponse) => string }> {
+  const history = call.history;
+  if (call.format !== "responses" || !history) return { value: request };
+  const earlier = request.previousResponseId !== undefined ? await history.load() : null;
+  let value = request;
+  if (earlier) {
+    const { previousResponseId: _continued, ...rest } = request;
+    value = { ...rest, messages: [...earlier, ...request.messages] };
+  }
+  const conversation = value.messages;
+  return {
+    value,
+    remember: (response) => {
+      const responseId = responseIdFor(response.id);
+      history.save(responseId, [...conversation, { role: "assistant", content: response.content }]);
+      return responseId;
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import type { KeyAuthenticator } from "../accounts/principal.ts";
 import type { ResponseCache } from "../cache/create-response-cache.ts";
+import type { ResponseHistory } from "../cache/create-response-history.ts";
 import type { Limiter } from "../limits/limiter.ts";
 import type { Routing } from "../routing/create-routing.ts";
 import type { Config } from "../config/schema.ts";
@@ -18,6 +19,8 @@ export interface GatewayDeps {
   readonly limiter?: Limiter;
   /** The 10-minute response cache; absent or disabled = none. */
   readonly responseCache?: ResponseCache;
+  /** The conversations behind Responses answers made from stateless upstreams; absent = `previous_response_id` is dropped there. */
+  readonly responseHistory?: ResponseHistory;
   /** Classification, decision cache, conversations, breaker; absent = the tier's first model at its default effort. */
   readonly routing?: Routing;
   /** Counters only the pipeline sees; absent = not counted. */

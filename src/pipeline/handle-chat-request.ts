@@ -1,7 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import type { Principal } from "../accounts/principal.ts";
 import type { Converted } from "../canonical/converted.ts";
-import type { CanonicalRequest } from "../canonical/request.ts";
+import type { CanonicalMessage, CanonicalRequest } from "../canonical/request.ts";
 import type { Tier } from "../canonical/tier.ts";
 import type { Usage } from "../canonical/usage.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
@@ -19,7 +19,7 @@ import { sniffUsage } from "../upstream/passthrough/sniff-usage.ts";
 import { acquireLease, NO_LEASE } from "./acquire-lease.ts";
 import { answerFromCache } from "./answer-from-cache.ts";
 import { authenticateRequest } from "./authenticate-request.ts";
-import type { ModelAnswer, ModelCall } from "./call-model.ts";
+import type { HistoryAccess, ModelAnswer, ModelCall } from "./call-model.ts";
 import { callWithFailover } from "./call-with-failover.ts";
 import type { GatewayDeps } from "./gateway-deps.ts";
 import { newRequestId } from "./new-request-id.ts";
@@ -159,6 +159,7 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
     pinnedModel: route.pinnedModel,
     foreignTurns: route.foreignTurns,
     ...(format === "responses" ? { onResponseId: (name: string, id: string) => route.pin(name, id) } : {}),
+    ...(format === "responses" ? historyAccess(s) : {}),
     onStreamEnd: (outcome) => {
       lease.release();
       const whole = outcome.response ?? outcome.raw;
@@ -196,6 +197,25 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
   track.markFirstByte();
   if (!s.stream) queueMicrotask(() => finishWhole(s, answer, store, answeredHeaders));
   return new Response(answer.body, { status: 200, headers });
+}
+
+/**
+ * Where a Responses request's earlier turns are found and its own are kept, when its answer comes
+ * from a stateless upstream; none when the client asked for `store: false`, as a Responses
+ * upstream would keep nothing then either.
+ */
+function historyAccess(s: Served): { history?: HistoryAccess } {
+  const history = s.deps.responseHistory;
+  if (!history || s.body.store === false) return {};
+  const { accountId } = s.principal;
+  const previous = typeof s.body.previous_response_id === "string" ? s.body.previous_response_id : undefined;
+  let loaded: Promise<readonly CanonicalMessage[] | null> | undefined;
+  return {
+    history: {
+      load: () => (loaded ??= previous === undefined ? Promise.resolve(null) : history.get(accountId, previous)),
+      save: (responseId, messages) => history.put(accountId, responseId, messages),
+    },
+  };
 }
 
 /** After a JSON answer has been handed over: free the slot, store it, report it. */

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { RedisClient } from "bun";
+import { createResponseHistory } from "../../src/cache/create-response-history.ts";
+import { createShardedLru } from "../../src/cache/create-sharded-lru.ts";
+import type { CanonicalMessage } from "../../src/canonical/request.ts";
+
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const PREFIX = `rltest:${process.pid}:${crypto.randomUUID().slice(0, 8)}:`;
+const TTL = 60_000;
+let redis: RedisClient;
+
+beforeAll(async () => {
+  redis = new RedisClient(REDIS_URL);
+  await redis.connect();
+}, 30_000);
+afterAll(async () => {
+  const keys = (await redis.send("KEYS", [`${PREFIX}*`])) as string[];
+  if (keys.length > 0) await redis.send("DEL", keys);
+  redis.close();
+}, 30_000);
+
+const conversation: readonly CanonicalMessage[] = [
+  { role: "user", content: [{ type: "text", text: "My name is Zed." }] },
+  { role: "assistant", content: [{ type: "thinking", text: "A name.", signature: "c2ln" }, { type: "text", text: "Hello, Zed." }] },
+];
+const newLru = () => createShardedLru<string>({ maxBytes: 1 << 20, ttlMs: TTL });
+
+describe("response history", () => {
+  test("a kept conversation comes back whole, for its own account only", async () => {
+    const history = createResponseHistory({ lru: newLru(), ttlMs: TTL });
+    history.put("acct_a", "resp_1", conversation);
+    expect(await history.get("acct_a", "resp_1")).toEqual(conversation);
+    expect(await history.get("acct_b", "resp_1")).toBeNull();
+    expect(await history.get("acct_a", "resp_2")).toBeNull();
+  });
+
+  test("with Redis, another instance finds it", async () => {
+    const one = createResponseHistory({ lru: newLru(), ttlMs: TTL, redis: { client: redis, keyPrefix: PREFIX } });
+    const two = createResponseHistory({ lru: newLru(), ttlMs: TTL, redis: { client: redis, keyPrefix: PREFIX } });
+    one.put("acct_r", "resp_shared", conversation);
+    await redis.send("PING", []);
+    expect(await two.get("acct_r", "resp_shared")).toEqual(conversation);
+    const ttl = Number(await redis.send("PTTL", [`${PREFIX}rh:{acct_r}:acct_r:resp_shared`]));
+    expect(ttl).toBeGreaterThan(TTL - 5_000);
+  });
+
+  test("Redis unreachable: what this instance kept still comes back, the rest is unknown", async () => {
+    const down = new RedisClient("redis://127.0.0.1:1", { connectionTimeout: 200, autoReconnect: false, enableOfflineQueue: false });
+    const history = createResponseHistory({ lru: newLru(), ttlMs: TTL, redis: { client: down, keyPrefix: PREFIX, timeoutMs: 300 } });
+    history.put("acct_x", "resp_local", conversation);
+    expect(await history.get("acct_x", "resp_local")).toEqual(conversation);
+    expect(await history.get("acct_x", "resp_elsewhere")).toBeNull();
+    down.close();
+  });
+
+  test("expires with its time to live", async () => {
+    let now = 1_000;
+    const history = createResponseHistory({ lru: createShardedLru<string>({ maxBytes: 1 << 20, ttlMs: TTL, now: () => now }), ttlMs: TTL });
+    history.put("acct_t", "resp_old", conversation);
+    now += TTL;
+    expect(await history.get("acct_t", "resp_old")).toBeNull();
+  });
+});
