@@ -1,4 +1,5 @@
 import { SET_EFFORT } from "../upstream/set-effort.ts";
+import type { HistoryTurn } from "../cache/create-response-history.ts";
 import type { RawAnswer } from "../cache/raw-answer.ts";
 import type { Converted } from "../canonical/converted.ts";
 import type { Effort } from "../canonical/effort.ts";
@@ -59,7 +60,7 @@ export interface ModelCall {
 export interface HistoryAccess {
   /** The conversation `previous_response_id` names, when the gateway made that answer itself. */
   load(): Promise<readonly CanonicalMessage[] | null>;
-  save(responseId: string, messages: readonly CanonicalMessage[]): void;
+  save(responseId: string, turn: HistoryTurn): void;
 }
 
 export interface ModelAnswer {
@@ -199,7 +200,7 @@ export async function callModel(call: ModelCall, name: string, model: ModelConfi
 /**
  * A Responses client on a stateless upstream: the conversation `previous_response_id` names is put
  * back in front of the new input (a Responses upstream would do that itself), and `remember` keeps
- * the whole conversation under the id of the answer the client is shown.
+ * this turn (the new input and the answer) under the id of the answer the client is shown.
  */
 async function withHistory(
   call: ModelCall,
@@ -207,18 +208,19 @@ async function withHistory(
 ): Promise<{ value: CanonicalRequest; remember?: (response: CanonicalResponse) => string }> {
   const history = call.history;
   if (call.format !== "responses" || !history) return { value: request };
-  const earlier = request.previousResponseId !== undefined ? await history.load() : null;
+  const previous = request.previousResponseId;
+  const earlier = previous !== undefined ? await history.load() : null;
   let value = request;
   if (earlier) {
     const { previousResponseId: _continued, ...rest } = request;
     value = { ...rest, messages: [...earlier, ...request.messages] };
   }
-  const conversation = value.messages;
   return {
     value,
     remember: (response) => {
       const responseId = responseIdFor(response.id);
-      history.save(responseId, [...conversation, { role: "assistant", content: response.content }]);
+      const turn = [...request.messages, { role: "assistant" as const, content: response.content }];
+      history.save(responseId, { ...(earlier && previous !== undefined ? { previous } : {}), messages: turn });
       return responseId;
     },
   };

@@ -213,7 +213,7 @@ function historyAccess(s: Served): { history?: HistoryAccess } {
   return {
     history: {
       load: () => (loaded ??= previous === undefined ? Promise.resolve(null) : history.get(accountId, previous)),
-      save: (responseId, messages) => history.put(accountId, responseId, messages),
+      save: (responseId, turn) => history.put(accountId, responseId, turn),
     },
   };
 }
