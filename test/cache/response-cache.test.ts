@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
+import { deleteRedisKeys } from "../helpers/start-test-gateway.ts";
 import { buildResponseCacheKey, readCacheControl } from "../../src/cache/build-response-cache-key.ts";
 import { createResponseCache, type StoredEntry } from "../../src/cache/create-response-cache.ts";
 import type { RawAnswer } from "../../src/cache/raw-answer.ts";
@@ -18,9 +19,8 @@ beforeAll(async () => {
   await redis.connect();
 }, 30_000);
 afterAll(async () => {
-  const keys = (await redis.send("KEYS", [`${PREFIX}*`])) as string[];
-  if (keys.length > 0) await redis.send("DEL", keys);
   redis.close();
+  await deleteRedisKeys(REDIS_URL, PREFIX);
 }, 30_000);
 
 const answer = (text: string, unified: UnifiedStopReason = "end_turn"): CanonicalResponse => ({

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
+import { deleteRedisKeys } from "../helpers/start-test-gateway.ts";
 import { createResponseHistory } from "../../src/cache/create-response-history.ts";
 import { createShardedLru } from "../../src/cache/create-sharded-lru.ts";
 import type { CanonicalMessage } from "../../src/canonical/request.ts";
@@ -14,9 +15,8 @@ beforeAll(async () => {
   await redis.connect();
 }, 30_000);
 afterAll(async () => {
-  const keys = (await redis.send("KEYS", [`${PREFIX}*`])) as string[];
-  if (keys.length > 0) await redis.send("DEL", keys);
   redis.close();
+  await deleteRedisKeys(REDIS_URL, PREFIX);
 }, 30_000);
 
 const conversation: readonly CanonicalMessage[] = [
