@@ -51,8 +51,8 @@ export interface ModelCall {
   readonly onResponseId?: (modelName: string, responseId: string) => void;
   /**
    * Responses clients whose answer may come from a stateless upstream: where the conversation named
-   * by `previous_response_id` is found, and where this answer's conversation is kept. Absent when
-   * the client asked for `store: false`.
+   * by `previous_response_id` is found, and where this turn is kept. Absent when the client asked
+   * for `store: false`.
    */
   readonly history?: HistoryAccess;
 }
@@ -209,6 +209,10 @@ async function withHistory(
   const history = call.history;
   if (call.format !== "responses" || !history) return { value: request };
   const previous = request.previousResponseId;
+  // A client that sends its whole history every turn (answers included) never needs it kept, and
+  // keeping it would store the conversation again at every turn: only chains are kept, from a first
+  // turn without answers in it, or from a turn that continues one.
+  if (previous === undefined && request.messages.some((m) => m.role === "assistant")) return { value: request };
   const earlier = previous !== undefined ? await history.load() : null;
   let value = request;
   if (earlier) {

@@ -74,6 +74,21 @@ describe("previous_response_id on a stateless upstream", () => {
     expect(conversation).toContain("Anything before this?");
   });
 
+  test("a turn that sends its whole history itself is not kept (it would be stored again every turn)", async () => {
+    const full = await openai.responses.create({
+      model: "normal",
+      input: [
+        { role: "user", content: "Earlier question: the colour is teal." },
+        { role: "assistant", content: "Noted." },
+        { role: "user", content: "Now a new question." },
+      ],
+    });
+    await openai.responses.create({ model: "normal", previous_response_id: full.id, input: "Which colour?" });
+    const conversation = upstreamConversation();
+    expect(conversation).not.toContain("the colour is teal");
+    expect(conversation).toContain("Which colour?");
+  });
+
   test("another account cannot continue the conversation", async () => {
     const first = await openai.responses.create({ model: "normal", input: "Private fact: blue door." });
     await otherAccount.responses.create({ model: "normal", previous_response_id: first.id, input: "What was the fact?" });
