@@ -41,25 +41,39 @@ function createJsonStore(database: Database): UsageStore {
 
 const COLUMNS = COPY_COLUMNS.join(", ");
 
+/** Postgres's code for a unique violation: here, a request id that is stored already. */
+const UNIQUE_VIOLATION = "23505";
+
 /**
- * PGlite runs inside the gateway's process, so its work is the gateway's CPU: the batch is COPYed
- * as text into a temporary staging table and moved over in the same transaction, which costs about
- * a third less per row than unpacking JSON (COPY cannot skip conflicts itself, hence the stage).
+ * PGlite runs inside the gateway's process, so its work is the gateway's CPU. The batch is COPYed
+ * as text straight into the table: a third of the CPU per row of a COPY through a staging table,
+ * a fifth of unpacking JSON. COPY cannot skip rows that are stored already, and in process a batch
+ * that landed is almost never retried; when it is, the COPY fails as a whole on the duplicate key
+ * and the batch goes through a temporary staging table and `on conflict do nothing` instead.
  */
 function createPgliteStore(client: PGlite): UsageStore {
   let staged: Promise<unknown> | undefined;
+  async function insertSkippingStored(blob: Blob): Promise<void> {
+    staged ??= client.exec("create temp table if not exists usage_stage (like usage_records) on commit delete rows").catch((error: unknown) => {
+      staged = undefined;
+      throw error;
+    });
+    await staged;
+    await client.transaction(async (tx) => {
+      await tx.query(`copy usage_stage (${COLUMNS}) from '/dev/blob'`, [], { blob });
+      await tx.query(`insert into usage_records (${COLUMNS}) select ${COLUMNS} from usage_stage on conflict (request_id) do nothing`);
+    });
+  }
   return {
     async insert(rows) {
       if (rows.length === 0) return;
-      staged ??= client.exec("create temp table if not exists usage_stage (like usage_records) on commit delete rows").catch((error: unknown) => {
-        staged = undefined;
-        throw error;
-      });
-      await staged;
-      await client.transaction(async (tx) => {
-        await tx.query(`copy usage_stage (${COLUMNS}) from '/dev/blob'`, [], { blob: new Blob([encodeCopyRows(rows)]) });
-        await tx.query(`insert into usage_records (${COLUMNS}) select ${COLUMNS} from usage_stage on conflict (request_id) do nothing`);
-      });
+      const blob = new Blob([encodeCopyRows(rows)]);
+      try {
+        await client.query(`copy usage_records (${COLUMNS}) from '/dev/blob'`, [], { blob });
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
+        await insertSkippingStored(blob);
+      }
     },
   };
 }
