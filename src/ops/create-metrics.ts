@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { BatchedHistogram } from "./batched-histogram.ts";
 import type { Config } from "../config/schema.ts";
 import type { RecordEndpoint, RequestObserver, RequestRecord } from "../pipeline/request-record.ts";
 
@@ -77,16 +78,6 @@ function createCounterBatch<L extends string>() {
   };
 }
 
-/** One prom-client child per label set, made on first use: `labels()` validates once, not per observation. */
-function createHistogramChildren<L extends string>(histogram: Histogram<L>) {
-  const children = new Map<string, { observe(value: number): void }>();
-  return (key: string, labels: () => Partial<Record<L, string>>): { observe(value: number): void } => {
-    let child = children.get(key);
-    if (!child) children.set(key, (child = histogram.labels(labels())));
-    return child;
-  };
-}
-
 /**
  * Prometheus metrics through prom-client. Label values for tiers and models come from the current
  * config (read through `config()`, so a reload's new names are accepted at once); anything else a
@@ -109,14 +100,14 @@ export function createMetrics(config: () => Config): GatewayMetrics {
     collect: requestBatch.flush,
   });
   requestBatch.bind(requests);
-  const latency = new Histogram({
+  const latency = new BatchedHistogram({
     name: "routelane_request_duration_seconds",
     help: "Time from arrival to the last byte sent.",
     labelNames: ["endpoint", "tier", "stream"] as const,
     buckets: LATENCY_BUCKETS,
     registers: [registry],
   });
-  const ttfb = new Histogram({
+  const ttfb = new BatchedHistogram({
     name: "routelane_time_to_first_byte_seconds",
     help: "Time from arrival to the first byte of the body sent.",
     labelNames: ["endpoint", "tier", "stream"] as const,
@@ -213,8 +204,6 @@ export function createMetrics(config: () => Config): GatewayMetrics {
   });
   for (const cacheName of ["response", "decision"] as const) for (const result of ["hit", "miss"]) cache.inc({ cache: cacheName, result }, 0);
   cacheBatch.bind(cache);
-  const latencyOf = createHistogramChildren(latency);
-  const ttfbOf = createHistogramChildren(ttfb);
 
   const observe = (record: RequestRecord): void => {
     const t = tier(record.tier);
@@ -227,8 +216,8 @@ export function createMetrics(config: () => Config): GatewayMetrics {
     requestBatch.add(`${e}|${t}|${m}|${src}|${code}|${s}`, () => ({ endpoint: e, tier: t, model: m, source: src, status: code, stream: s }));
     const timingKey = `${e}|${t}|${s}`;
     const timingLabels = () => ({ endpoint: e, tier: t, stream: s });
-    latencyOf(timingKey, timingLabels).observe(record.latencyMs / 1000);
-    if (record.ttfbMs !== undefined) ttfbOf(timingKey, timingLabels).observe(record.ttfbMs / 1000);
+    latency.series(timingKey, timingLabels).observe(record.latencyMs / 1000);
+    if (record.ttfbMs !== undefined) ttfb.series(timingKey, timingLabels).observe(record.ttfbMs / 1000);
     if (record.streamError !== undefined) streamErrors.inc({ endpoint: e, tier: t });
     if (record.usage) {
       tokenBatch.add(`${t}|${m}|input`, () => ({ tier: t, model: m, kind: "input" }), record.usage.inputTokens);
