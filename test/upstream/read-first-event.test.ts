@@ -27,6 +27,15 @@ describe("SSE first event", () => {
     ["data: [DONE]", { event: undefined, data: "[DONE]" }],
     [": keep-alive\ndata:{\"b\":2}", { event: undefined, data: '{"b":2}' }],
     ["event: x\r\ndata: 1\r\ndata: 2\r", { event: "x", data: "1\n2" }],
+    ["", { event: undefined, data: "" }],
+    ["data:", { event: undefined, data: "" }],
+    ["data:\r\ndata: ", { event: undefined, data: "\n" }],
+    ["data:  two spaces\n", { event: undefined, data: " two spaces" }],
+    ["event:ping\n\n", { event: "ping", data: "" }],
+    ["id: 7\nretry: 10\ndata: a\n: comment\ndata: b", { event: undefined, data: "a\nb" }],
+    ["event: first\nevent:  second \ndata: x", { event: "second", data: "x" }],
+    ["\ndata: after a blank line", { event: undefined, data: "after a blank line" }],
+    ["datum: not data\nevents: not an event", { event: undefined, data: "" }],
   ])("parseSseEvent(%j)", (block, expected) => {
     expect(parseSseEvent(block)).toEqual(expected);
   });

@@ -8,6 +8,8 @@ import { mapUsage } from "./map-usage.ts";
 export interface ChatStreamState {
   readonly ctx: EncodeContext;
   readonly id: string;
+  /** Every chunk's JSON up to its `delta` (it depends only on the id and the context). */
+  readonly head: string;
   readonly started: boolean;
   /** Canonical block index → Chat `tool_calls[].index`, for tool-call blocks only. */
   readonly toolIndexes: ReadonlyMap<number, number>;
@@ -20,19 +22,21 @@ const asGatewayError = (error: StreamError): GatewayError => gatewayErrorOf(erro
 
 const frame = (payload: unknown): string => `data: ${JSON.stringify(payload)}\n\n`;
 
-/** One chunk with a single choice; `usage: null` on every chunk but the last when usage was asked for, as the API does. */
+/** The opening of every chunk of this stream, key order as the API writes it. */
+const chunkHead = (ctx: EncodeContext, id: string): string =>
+  `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(ctx.created)},"model":${JSON.stringify(ctx.model)},"system_fingerprint":null,"choices":[{"index":0,"delta":`;
+
+/**
+ * One chunk with a single choice; `usage: null` on every chunk but the last when usage was asked
+ * for, as the API does. Streams are mostly small deltas, so only the delta is serialised per chunk:
+ * the rest is the same text every time.
+ */
 function chunk(state: ChatStreamState, delta: Record<string, unknown>, finishReason: string | null = null): string {
-  return frame({
-    id: state.id,
-    object: "chat.completion.chunk",
-    created: state.ctx.created,
-    model: state.ctx.model,
-    system_fingerprint: null,
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
-    ...(state.ctx.includeUsage ? { usage: null } : {}),
-  });
+  const finish = finishReason === null ? "null" : JSON.stringify(finishReason);
+  return `data: ${state.head}${JSON.stringify(delta)},"logprobs":null,"finish_reason":${finish}}]${state.ctx.includeUsage ? ',"usage":null' : ""}}\n\n`;
 }
 
+const PLACEHOLDER_ID = "chatcmpl-routelane";
 const ROLE_DELTA = { role: "assistant", content: "", refusal: null };
 
 /** The role chunk, written first; events that arrive before `start` still get it (with a placeholder id). */
@@ -89,13 +93,13 @@ function stepContent(state: ChatStreamState, event: StreamEvent): readonly [Chat
  * An error becomes the format's error chunk and no `[DONE]` follows, so clients see a failure.
  */
 export const chatStreamEncoder: StreamEncoder<ChatStreamState> = {
-  initial: (ctx) => ({ ctx, id: "chatcmpl-routelane", started: false, toolIndexes: new Map(), ended: false }),
+  initial: (ctx) => ({ ctx, id: PLACEHOLDER_ID, head: chunkHead(ctx, PLACEHOLDER_ID), started: false, toolIndexes: new Map(), ended: false }),
   step(state, event) {
     if (state.ended) return [state, ""];
     if (event.type === "error") return [{ ...state, ended: true }, encodeChatStreamError(asGatewayError(event.error))];
     if (event.type === "start") {
       if (state.started) return [state, ""];
-      const next = { ...state, id: event.id, started: true };
+      const next = { ...state, id: event.id, head: chunkHead(state.ctx, event.id), started: true };
       return [next, chunk(next, ROLE_DELTA)];
     }
     const [started, head] = ensureStarted(state);

@@ -31,6 +31,27 @@ const payloads = (text: string): unknown[] =>
 const deltas = (text: string) =>
   payloads(text).map((p) => (typeof p === "string" ? p : (p as { choices: { delta: unknown; finish_reason: unknown }[] }).choices[0] ?? p));
 
+interface ChunkJson {
+  id: unknown;
+  object: unknown;
+  created: unknown;
+  model: unknown;
+  system_fingerprint: unknown;
+  choices: { index: unknown; delta: unknown; logprobs: unknown; finish_reason: unknown }[];
+  usage?: unknown;
+}
+
+/** A parsed chunk rebuilt with the API's key order, so its JSON is what the encoder must have written. */
+const inApiOrder = (p: ChunkJson): ChunkJson => ({
+  id: p.id,
+  object: p.object,
+  created: p.created,
+  model: p.model,
+  system_fingerprint: p.system_fingerprint,
+  choices: p.choices.map((c) => ({ index: c.index, delta: c.delta, logprobs: c.logprobs, finish_reason: c.finish_reason })),
+  ...("usage" in p ? { usage: p.usage } : {}),
+});
+
 const toolStream: StreamEvent[] = [
   { type: "start", id: "msg_9", model: "sim-fast" },
   { type: "block_start", index: 0, block: { type: "thinking" } },
@@ -51,6 +72,23 @@ const toolStream: StreamEvent[] = [
 ];
 
 describe("chatStreamEncoder", () => {
+  test.each([
+    ["with include_usage", true, "msg_9"],
+    ["without include_usage", false, "msg_9"],
+    ["an id and text that need escaping", true, 'id "quoted" \\ \u2028'],
+  ])("every chunk is the JSON of its object, key order and escaping included: %s", (_name, includeUsage, id) => {
+    const events: StreamEvent[] = [
+      { type: "start", id, model: "sim-fast" },
+      ...toolStream.slice(1, -1),
+      { type: "text_delta", index: 1, text: 'quote " backslash \\ newline \n emoji \u{1F600} nul \u0000' },
+      toolStream.at(-1)!,
+    ];
+    const frames = encode(events, includeUsage).split("\n\n").filter((f) => f !== "" && f !== "data: [DONE]");
+    expect(frames.length).toBeGreaterThan(8);
+    for (const f of frames) expect(f).toBe(`data: ${JSON.stringify(inApiOrder(JSON.parse(f.slice(6))))}`);
+    expect(frames.every((f) => JSON.parse(f.slice(6)).id === id)).toBe(true);
+  });
+
   test("role chunk, reasoning, text, interleaved tool-call fragments by tool index, finish, usage chunk, [DONE]", () => {
     const text = encode(toolStream, true);
     expect(deltas(text)).toEqual([
