@@ -20,6 +20,8 @@ interface OpenItem {
   readonly kind: BlockStart["type"];
   readonly outputIndex: number;
   readonly itemId: string;
+  /** `"item_id":…,"output_index":…` as JSON members, for the deltas. */
+  readonly at: string;
   readonly callId: string;
   readonly name: string;
   /** Text, thinking text or argument JSON received so far. */
@@ -42,9 +44,19 @@ export interface ResponsesEncodeState {
   nextOutput: number;
 }
 
+/**
+ * One event: `type` and `sequence_number` first, then the fields (none of them named so), the
+ * fields' JSON spliced in after the two rather than copied into a new object first.
+ */
 function frame(state: ResponsesEncodeState, type: string, fields: JsonObject): string {
-  const data = { type, sequence_number: state.sequence++, ...fields };
-  return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+  const rest = JSON.stringify(fields);
+  const tail = rest === "{}" ? "}" : `,${rest.slice(1)}`;
+  return `event: ${type}\ndata: {"type":"${type}","sequence_number":${state.sequence++}${tail}\n\n`;
+}
+
+/** The most frequent event, written directly: only the text is serialised. */
+function textDelta(state: ResponsesEncodeState, item: OpenItem, text: string): string {
+  return `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${state.sequence++},${item.at},"content_index":0,"delta":${JSON.stringify(text)},"logprobs":[]}\n\n`;
 }
 
 function opening(state: ResponsesEncodeState, id: string): string {
@@ -63,6 +75,7 @@ function startItem(state: ResponsesEncodeState, index: number, block: BlockStart
     kind: block.type,
     outputIndex,
     itemId,
+    at: `"item_id":${JSON.stringify(itemId)},"output_index":${outputIndex}`,
     callId: block.type === "tool_call" ? block.id : "",
     name: block.type === "tool_call" ? block.name : "",
     body: "",
@@ -77,7 +90,7 @@ function startItem(state: ResponsesEncodeState, index: number, block: BlockStart
   if (block.type === "thinking") return frame(state, "response.output_item.added", { ...at, item: { type: "reasoning", id: itemId, summary: [] } });
   return (
     frame(state, "response.output_item.added", { ...at, item: messageItem(itemId, [], "in_progress") }) +
-    frame(state, "response.content_part.added", { ...at, item_id: itemId, content_index: 0, part: outputTextPart("") })
+    frame(state, "response.content_part.added", { item_id: itemId, ...at, content_index: 0, part: outputTextPart("") })
   );
 }
 
@@ -100,7 +113,7 @@ function delta(state: ResponsesEncodeState, event: Extract<StreamEvent, { index:
     case "text_delta":
       if (item.kind !== "text" || event.text === "") return "";
       item.body += event.text;
-      return frame(state, "response.output_text.delta", { ...at, content_index: 0, delta: event.text, logprobs: [] });
+      return textDelta(state, item, event.text);
     case "thinking_delta":
       return item.kind === "thinking" && event.text !== "" ? thinkingDelta(state, item, event.text) : "";
     case "signature_delta":

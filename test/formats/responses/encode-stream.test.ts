@@ -46,6 +46,28 @@ describe("Responses stream encoder reproduces the upstream's own event sequence"
     });
   }
 
+  test("every event's keys come in the recorded stream's order (type and sequence_number first)", async () => {
+    for (const name of ["text", "parallel-tools", "thinking", "usage", "incomplete"]) {
+      const recorded = await Bun.file(`${import.meta.dir}/../../fixtures/responses/${name}.sse`).text();
+      const want = frames(recorded);
+      const got = frames(encode(decodeAll(splitSse(recorded))));
+      const keys = (frame: Frame) => Object.keys(frame).filter((key) => key !== "obfuscation");
+      expect(got.map(keys)).toEqual(want.map(keys));
+    }
+  });
+
+  test("text deltas carry any text exactly", () => {
+    const text = 'quote " backslash \\ newline \n tab \t emoji \u{1F600} nul \u0000 separator \u2028';
+    const got = frames(
+      encode([
+        { type: "start", id: "resp_1", model: "m" },
+        { type: "block_start", index: 0, block: { type: "text" } },
+        { type: "text_delta", index: 0, text },
+      ]),
+    );
+    expect(got.at(-1)).toEqual({ type: "response.output_text.delta", sequence_number: 4, item_id: expect.any(String), output_index: 0, content_index: 0, delta: text, logprobs: [] });
+  });
+
   test("item ids are reused across added, delta and done events", () => {
     const text = encode([
       { type: "start", id: "msg_1", model: "m" },
