@@ -18,7 +18,11 @@ export interface MessagesStreamState {
   readonly stopped: ReadonlySet<number>;
 }
 
-const frame = (event: string, data: Record<string, unknown>): string => `event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`;
+/** One event, `type` first: the data's JSON is spliced in after it rather than copied into a new object. */
+function frame(event: string, data: Record<string, unknown>): string {
+  const rest = JSON.stringify(data);
+  return `event: ${event}\ndata: {"type":"${event}"${rest === "{}" ? "}" : `,${rest.slice(1)}`}\n\n`;
+}
 
 function startBlock(block: BlockStart): Record<string, unknown> {
   switch (block.type) {
@@ -118,8 +122,12 @@ function stepOpen(state: MessagesStreamState, event: StreamEvent): readonly [Mes
       return [state, ""];
     case "block_start":
       return onBlockStart(state, event.index, event.block);
-    case "text_delta":
-      return delta(state, event.index, { type: "text_delta", text: event.text });
+    case "text_delta": {
+      // The most frequent event, written directly: only the text is serialised.
+      const wire = state.indexes.get(event.index);
+      if (wire === undefined) return [state, ""];
+      return [state, `event: content_block_delta\ndata: {"type":"content_block_delta","index":${wire},"delta":{"type":"text_delta","text":${JSON.stringify(event.text)}}}\n\n`];
+    }
     case "thinking_delta":
       return delta(state, event.index, { type: "thinking_delta", thinking: event.text });
     case "signature_delta":

@@ -168,6 +168,16 @@ describe("messagesStreamEncoder", () => {
   });
 });
 
+test("a text delta carries any text, written as the API writes the event", () => {
+  const text = 'quote " backslash \\ newline \n tab \t emoji \u{1F600} nul \u0000 separator \u2028';
+  const frames = encodeSteps([
+    { type: "start", id: "msg_1", model: "m" },
+    { type: "block_start", index: 3, block: { type: "text" } },
+    { type: "text_delta", index: 3, text },
+  ]);
+  expect(frames.at(-1)).toBe(`event: content_block_delta\ndata: ${JSON.stringify({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })}\n\n`);
+});
+
 describe("messagesStreamEncoder against recorded upstream streams", () => {
   const withoutPings = (text: string): string =>
     text
