@@ -46,10 +46,11 @@ const UNIQUE_VIOLATION = "23505";
 
 /**
  * PGlite runs inside the gateway's process, so its work is the gateway's CPU. The batch is COPYed
- * as text straight into the table: a third of the CPU per row of a COPY through a staging table,
- * a fifth of unpacking JSON. COPY cannot skip rows that are stored already, and in process a batch
- * that landed is almost never retried; when it is, the COPY fails as a whole on the duplicate key
- * and the batch goes through a temporary staging table and `on conflict do nothing` instead.
+ * as text straight into the table: at 200 rows a batch about 11 µs of CPU per row, against 32
+ * through a staging table, which costs about 3 ms a batch whatever its size. COPY cannot skip rows
+ * that are stored already, and in process a batch that landed is almost never retried; when it is,
+ * the COPY fails as a whole on the duplicate key and the batch goes through a temporary staging
+ * table and `on conflict do nothing` instead.
  */
 function createPgliteStore(client: PGlite): UsageStore {
   let staged: Promise<unknown> | undefined;
