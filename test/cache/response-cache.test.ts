@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
-import { deleteRedisKeys } from "../helpers/start-test-gateway.ts";
+import { useTestRedis } from "../helpers/test-redis.ts";
 import { buildResponseCacheKey, readCacheControl } from "../../src/cache/build-response-cache-key.ts";
 import { createResponseCache, type StoredEntry } from "../../src/cache/create-response-cache.ts";
 import type { RawAnswer } from "../../src/cache/raw-answer.ts";
@@ -9,19 +9,9 @@ import type { CanonicalResponse } from "../../src/canonical/response.ts";
 import { decodeRawAnswer } from "../../src/pipeline/decode-raw-answer.ts";
 import type { UnifiedStopReason } from "../../src/canonical/stop-reason.ts";
 
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const PREFIX = `rltest:${process.pid}:${crypto.randomUUID().slice(0, 8)}:`;
+const testRedis = useTestRedis();
+const PREFIX = testRedis.prefix;
 const TTL = 600_000;
-let redis: RedisClient;
-
-beforeAll(async () => {
-  redis = new RedisClient(REDIS_URL);
-  await redis.connect();
-}, 30_000);
-afterAll(async () => {
-  redis.close();
-  await deleteRedisKeys(REDIS_URL, PREFIX);
-}, 30_000);
 
 const answer = (text: string, unified: UnifiedStopReason = "end_turn"): CanonicalResponse => ({
   id: "msg_1",
@@ -148,10 +138,10 @@ describe("response cache, raw answers", () => {
   });
 
   test("a raw answer stored by one instance is decoded by another through L2", async () => {
-    const one = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { client: redis, keyPrefix: PREFIX } });
-    const two = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { client: redis, keyPrefix: PREFIX } });
+    const one = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { client: testRedis.client, keyPrefix: PREFIX } });
+    const two = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { client: testRedis.client, keyPrefix: PREFIX } });
     one.put("acct_raw:l2", rawJson("via redis"), ROUTER);
-    await redis.send("PING", []);
+    await testRedis.client.send("PING", []);
     expect((await two.get("acct_raw:l2"))?.response.content).toEqual([{ type: "text", text: "via redis" }]);
     expect(two.get("acct_raw:l2") instanceof Promise).toBe(false);
   });
@@ -159,16 +149,16 @@ describe("response cache, raw answers", () => {
 
 describe("response cache with a Redis L2", () => {
   test("an answer stored by one instance is a hit on another", async () => {
-    const one = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { client: redis, keyPrefix: PREFIX } });
-    const two = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { client: redis, keyPrefix: PREFIX } });
+    const one = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { client: testRedis.client, keyPrefix: PREFIX } });
+    const two = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { client: testRedis.client, keyPrefix: PREFIX } });
     const key = buildResponseCacheKey("acct_l2", "responses", body);
     one.put(key, answer("shared"), ROUTER);
-    await redis.send("PING", []);
+    await testRedis.client.send("PING", []);
     const hit = await two.get(key);
     expect(hit?.response.content).toEqual([{ type: "text", text: "shared" }]);
     // Now in two's L1: synchronous.
     expect(two.get(key) instanceof Promise).toBe(false);
-    const ttl = Number(await redis.send("PTTL", [`${PREFIX}rc:{acct_l2}:${key}`]));
+    const ttl = Number(await testRedis.client.send("PTTL", [`${PREFIX}rc:{acct_l2}:${key}`]));
     expect(ttl).toBeGreaterThan(TTL - 5000);
   });
 

@@ -1,23 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
-import { deleteRedisKeys } from "../helpers/start-test-gateway.ts";
+import { useTestRedis } from "../helpers/test-redis.ts";
 import { createResponseHistory } from "../../src/cache/create-response-history.ts";
 import { createShardedLru } from "../../src/cache/create-sharded-lru.ts";
 import type { CanonicalMessage } from "../../src/canonical/request.ts";
 
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const PREFIX = `rltest:${process.pid}:${crypto.randomUUID().slice(0, 8)}:`;
+const testRedis = useTestRedis();
+const PREFIX = testRedis.prefix;
 const TTL = 60_000;
-let redis: RedisClient;
-
-beforeAll(async () => {
-  redis = new RedisClient(REDIS_URL);
-  await redis.connect();
-}, 30_000);
-afterAll(async () => {
-  redis.close();
-  await deleteRedisKeys(REDIS_URL, PREFIX);
-}, 30_000);
 
 const conversation: readonly CanonicalMessage[] = [
   { role: "user", content: [{ type: "text", text: "My name is Zed." }] },
@@ -63,12 +53,12 @@ describe("response history", () => {
   });
 
   test("with Redis, another instance finds it", async () => {
-    const one = createResponseHistory({ lru: newLru(), ttlMs: TTL, redis: { client: redis, keyPrefix: PREFIX } });
-    const two = createResponseHistory({ lru: newLru(), ttlMs: TTL, redis: { client: redis, keyPrefix: PREFIX } });
+    const one = createResponseHistory({ lru: newLru(), ttlMs: TTL, redis: { client: testRedis.client, keyPrefix: PREFIX } });
+    const two = createResponseHistory({ lru: newLru(), ttlMs: TTL, redis: { client: testRedis.client, keyPrefix: PREFIX } });
     one.put("acct_r", "resp_shared", { messages: conversation });
-    await redis.send("PING", []);
+    await testRedis.client.send("PING", []);
     expect(await two.get("acct_r", "resp_shared")).toEqual(conversation);
-    const ttl = Number(await redis.send("PTTL", [`${PREFIX}rh:{acct_r}:acct_r:resp_shared`]));
+    const ttl = Number(await testRedis.client.send("PTTL", [`${PREFIX}rh:{acct_r}:acct_r:resp_shared`]));
     expect(ttl).toBeGreaterThan(TTL - 5_000);
   });
 
