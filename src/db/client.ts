@@ -3,7 +3,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
 import * as schema from "./schema/index.ts";
@@ -78,13 +78,27 @@ function createLocalBus() {
   };
 }
 
+/**
+ * Opens the PGlite client. A new data directory is initialised by PGlite's initdb, and the
+ * instance that ran it keeps initdb's memory for its whole life: about 1 GB of RSS against 0.3 GB
+ * for the same data opened again. So a new directory is opened once to be created, closed, and
+ * opened again (about 0.15 s more, on the first start only). In memory there is nothing to reopen.
+ */
+async function openPgliteClient(location: string): Promise<PGlite> {
+  const created = location !== MEMORY_DATA_DIR && !existsSync(join(location, "PG_VERSION"));
+  const client = await PGlite.create(location);
+  if (!created) return client;
+  await client.close();
+  return PGlite.create(location);
+}
+
 async function openPglite(dataDir: string): Promise<Database> {
   let location = MEMORY_DATA_DIR;
   if (dataDir !== MEMORY_DATA_DIR) {
     location = join(dataDir, "pglite");
     mkdirSync(location, { recursive: true });
   }
-  const client = await PGlite.create(location);
+  const client = await openPgliteClient(location);
   const db = drizzlePglite({ client, schema }) as unknown as DrizzleDatabase;
   const bus = createLocalBus();
   let closed = false;
