@@ -47,13 +47,19 @@ export interface OpenDatabaseOptions {
   databaseUrl?: string | undefined;
   /** PGlite keeps its files in `<dataDir>/pglite`; `memory://` keeps everything in memory. */
   dataDir: string;
+  /**
+   * PGlite in memory only: start from this data dir (a `dumpDataDir` tarball) instead of running
+   * initdb. A test suite opens many databases: from a migrated dump each takes about 0.3 s, against
+   * about 1.9 s to initialise and migrate.
+   */
+  initialData?: Blob | undefined;
 }
 
 export const MEMORY_DATA_DIR = "memory://";
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl);
-  return openPglite(options.dataDir);
+  return openPglite(options.dataDir, options.initialData);
 }
 
 /** Local fan-out shared by both drivers. */
@@ -82,9 +88,11 @@ function createLocalBus() {
  * Opens the PGlite client. A new data directory is initialised by PGlite's initdb, and the
  * instance that ran it keeps initdb's memory for its whole life: about 1 GB of RSS against 0.3 GB
  * for the same data opened again. So a new directory is opened once to be created, closed, and
- * opened again (about 0.15 s more, on the first start only). In memory there is nothing to reopen.
+ * opened again (about 0.15 s more, on the first start only). In memory there is nothing to reopen;
+ * given initial data, there is no initdb.
  */
-async function openPgliteClient(location: string): Promise<PGlite> {
+async function openPgliteClient(location: string, initialData: Blob | undefined): Promise<PGlite> {
+  if (initialData && location === MEMORY_DATA_DIR) return PGlite.create({ loadDataDir: initialData });
   const created = location !== MEMORY_DATA_DIR && !existsSync(join(location, "PG_VERSION"));
   const client = await PGlite.create(location);
   if (!created) return client;
@@ -92,13 +100,13 @@ async function openPgliteClient(location: string): Promise<PGlite> {
   return PGlite.create(location);
 }
 
-async function openPglite(dataDir: string): Promise<Database> {
+async function openPglite(dataDir: string, initialData: Blob | undefined): Promise<Database> {
   let location = MEMORY_DATA_DIR;
   if (dataDir !== MEMORY_DATA_DIR) {
     location = join(dataDir, "pglite");
     mkdirSync(location, { recursive: true });
   }
-  const client = await openPgliteClient(location);
+  const client = await openPgliteClient(location, initialData);
   const db = drizzlePglite({ client, schema }) as unknown as DrizzleDatabase;
   const bus = createLocalBus();
   let closed = false;

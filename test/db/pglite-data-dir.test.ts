@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAccountStore } from "../../src/accounts/account-store.ts";
-import { openDatabase } from "../../src/db/client.ts";
+import { MEMORY_DATA_DIR, openDatabase } from "../../src/db/client.ts";
 import { migrateDatabase } from "../../src/db/migrate.ts";
 
 const dirs: string[] = [];
@@ -57,6 +57,27 @@ describe("PGlite on disk", () => {
       // Kept, initdb's instance made the heap about 0.7 GB larger than a reopen's (1.13 against 0.41 GB).
       expect(reopened).toBeGreaterThan(0);
       expect(created).toBeLessThan(reopened + 200_000_000);
+    },
+    60_000,
+  );
+
+  test(
+    "an in-memory database opened from a dumped data dir starts with what the dump held, and stays apart from it",
+    async () => {
+      const source = await openDatabase({ dataDir: MEMORY_DATA_DIR });
+      await migrateDatabase(source);
+      const { account } = await createAccountStore(source).createAccount({ plan: "Pro" });
+      if (source.driver.kind !== "pglite") throw new Error("expected PGlite");
+      const dump = await source.driver.client.dumpDataDir("none");
+
+      const copy = await openDatabase({ dataDir: MEMORY_DATA_DIR, initialData: dump });
+      expect(copy.kind).toBe("pglite");
+      await migrateDatabase(copy);
+      const copied = createAccountStore(copy);
+      expect((await copied.getAccount(account.id))?.plan).toBe("Pro");
+      const { account: later } = await copied.createAccount({ plan: "Starter" });
+      expect(await createAccountStore(source).getAccount(later.id)).toBeNull();
+      await Promise.all([source.close(), copy.close()]);
     },
     60_000,
   );

@@ -12,6 +12,26 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
+let migrated: Promise<Blob> | undefined;
+
+/**
+ * An empty, migrated PGlite data dir, made once per test process: each test file's database starts
+ * from it instead of running initdb and every migration again (about 0.3 s instead of 1.9 s).
+ */
+function migratedPglite(): Promise<Blob> {
+  migrated ??= (async () => {
+    const database = await openDatabase({ dataDir: MEMORY_DATA_DIR });
+    try {
+      await migrateDatabase(database);
+      if (database.driver.kind !== "pglite") throw new Error("migratedPglite: expected PGlite");
+      return await database.driver.client.dumpDataDir("none");
+    } finally {
+      await database.close();
+    }
+  })();
+  return migrated;
+}
+
 /**
  * With DATABASE_URL set: a new, uniquely named database on that server, migrated, dropped on close.
  * Otherwise: an in-memory PGlite, migrated. One per test file.
@@ -19,7 +39,7 @@ export interface TestDatabase {
 export async function openTestDatabase(): Promise<TestDatabase> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
-    const database = await openDatabase({ dataDir: MEMORY_DATA_DIR });
+    const database = await openDatabase({ dataDir: MEMORY_DATA_DIR, initialData: await migratedPglite() });
     await migrateDatabase(database);
     return { database, databaseUrl: undefined, close: () => database.close() };
   }
