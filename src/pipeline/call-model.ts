@@ -2,6 +2,7 @@ import { SET_EFFORT } from "../upstream/set-effort.ts";
 import type { HistoryTurn } from "../cache/create-response-history.ts";
 import type { RawAnswer } from "../cache/raw-answer.ts";
 import type { Converted } from "../canonical/converted.ts";
+import { GatewayError } from "../canonical/gateway-error.ts";
 import type { Effort } from "../canonical/effort.ts";
 import type { CanonicalMessage, CanonicalRequest } from "../canonical/request.ts";
 import type { CanonicalResponse } from "../canonical/response.ts";
@@ -51,8 +52,7 @@ export interface ModelCall {
   readonly onResponseId?: (modelName: string, responseId: string) => void;
   /**
    * Responses clients whose answer may come from a stateless upstream: where the conversation named
-   * by `previous_response_id` is found, and where this turn is kept. Absent when the client asked
-   * for `store: false`.
+   * by `previous_response_id` is found, and where this turn is kept.
    */
   readonly history?: HistoryAccess;
 }
@@ -60,6 +60,7 @@ export interface ModelCall {
 export interface HistoryAccess {
   /** The conversation `previous_response_id` names, when the gateway made that answer itself. */
   load(): Promise<readonly CanonicalMessage[] | null>;
+  /** Keeps this turn; a no-op when the client asked for `store: false`. */
   save(responseId: string, turn: HistoryTurn): void;
 }
 
@@ -197,6 +198,14 @@ export async function callModel(call: ModelCall, name: string, model: ModelConfi
   return { body: translated.body, contentType: translated.contentType, effort: set.effort, api, ...(translated.response ? { response: translated.response } : {}), warnings };
 }
 
+/** The Responses API's answer to a `previous_response_id` it does not know (unknown, expired, another account's, or not stored). */
+function previousResponseNotFound(id: string): GatewayError {
+  return new GatewayError(400, "invalid_request_error", `Previous response with id '${id}' not found.`, {
+    code: "previous_response_not_found",
+    param: "previous_response_id",
+  });
+}
+
 /**
  * A Responses client on a stateless upstream: the conversation `previous_response_id` names is put
  * back in front of the new input (a Responses upstream would do that itself), and `remember` keeps
@@ -214,6 +223,9 @@ async function withHistory(
   // turn without answers in it, or from a turn that continues one.
   if (previous === undefined && request.messages.some((m) => m.role === "assistant")) return { value: request };
   const earlier = previous !== undefined ? await history.load() : null;
+  // Answering without the conversation the client named would lose it without a word: a
+  // Responses upstream refuses an id it does not know in the same way.
+  if (previous !== undefined && !earlier) throw previousResponseNotFound(previous);
   let value = request;
   if (earlier) {
     const { previousResponseId: _continued, ...rest } = request;

@@ -201,19 +201,19 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
 
 /**
  * Where a Responses request's earlier turns are found and its own are kept, when its answer comes
- * from a stateless upstream; none when the client asked for `store: false`, as a Responses
- * upstream would keep nothing then either.
+ * from a stateless upstream. With `store: false` this turn is not kept, as a Responses upstream
+ * would keep nothing then either; the turn it continues is still read.
  */
 function historyAccess(s: Served): { history?: HistoryAccess } {
   const history = s.deps.responseHistory;
-  if (!history || s.body.store === false) return {};
+  if (!history) return {};
   const { accountId } = s.principal;
   const previous = typeof s.body.previous_response_id === "string" ? s.body.previous_response_id : undefined;
   let loaded: Promise<readonly CanonicalMessage[] | null> | undefined;
   return {
     history: {
       load: () => (loaded ??= previous === undefined ? Promise.resolve(null) : history.get(accountId, previous)),
-      save: (responseId, turn) => history.put(accountId, responseId, turn),
+      save: s.body.store === false ? () => {} : (responseId, turn) => history.put(accountId, responseId, turn),
     },
   };
 }

@@ -29,6 +29,20 @@ function upstreamConversation(): string {
   return JSON.stringify(upstream.body.messages);
 }
 
+/** The Responses API's refusal of a `previous_response_id` it does not know. */
+async function expectNotFound(pending: Promise<unknown>, id: string): Promise<void> {
+  const error = await pending.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(OpenAI.APIError);
+  const apiError = error as InstanceType<typeof OpenAI.APIError>;
+  expect(apiError.status).toBe(400);
+  expect(apiError.code).toBe("previous_response_not_found");
+  expect(apiError.param).toBe("previous_response_id");
+  expect(apiError.message).toContain(`Previous response with id '${id}' not found.`);
+}
+
 /** `texts` appear in `haystack` in this order. */
 function expectInOrder(haystack: string, texts: readonly string[]): void {
   let from = 0;
@@ -66,12 +80,16 @@ describe("previous_response_id on a stateless upstream", () => {
     expectInOrder(upstreamConversation(), ["The password is swordfish.", first.output_text, "What was the password?"]);
   });
 
-  test("store: false keeps nothing, as a Responses upstream would", async () => {
+  test("store: false keeps nothing, as a Responses upstream would: continuing from it is refused", async () => {
     const first = await openai.responses.create({ model: "normal", store: false, input: "Forget me: 1234." });
-    await openai.responses.create({ model: "normal", previous_response_id: first.id, input: "Anything before this?" });
-    const conversation = upstreamConversation();
-    expect(conversation).not.toContain("Forget me: 1234.");
-    expect(conversation).toContain("Anything before this?");
+    await expectNotFound(openai.responses.create({ model: "normal", previous_response_id: first.id, input: "Anything before this?" }), first.id);
+  });
+
+  test("a turn with store: false still continues a kept conversation (it only keeps nothing of its own)", async () => {
+    const first = await openai.responses.create({ model: "normal", input: "The river is called Lune." });
+    const second = await openai.responses.create({ model: "normal", store: false, previous_response_id: first.id, input: "Which river?" });
+    expectInOrder(upstreamConversation(), ["The river is called Lune.", first.output_text, "Which river?"]);
+    await expectNotFound(openai.responses.create({ model: "normal", previous_response_id: second.id, input: "Again?" }), second.id);
   });
 
   test("a turn that sends its whole history itself is not kept (it would be stored again every turn)", async () => {
@@ -83,17 +101,22 @@ describe("previous_response_id on a stateless upstream", () => {
         { role: "user", content: "Now a new question." },
       ],
     });
-    await openai.responses.create({ model: "normal", previous_response_id: full.id, input: "Which colour?" });
-    const conversation = upstreamConversation();
-    expect(conversation).not.toContain("the colour is teal");
-    expect(conversation).toContain("Which colour?");
+    await expectNotFound(openai.responses.create({ model: "normal", previous_response_id: full.id, input: "Which colour?" }), full.id);
   });
 
-  test("another account cannot continue the conversation", async () => {
+  test("another account cannot continue the conversation: to it the id is unknown", async () => {
     const first = await openai.responses.create({ model: "normal", input: "Private fact: blue door." });
-    await otherAccount.responses.create({ model: "normal", previous_response_id: first.id, input: "What was the fact?" });
-    const conversation = upstreamConversation();
-    expect(conversation).not.toContain("Private fact: blue door.");
-    expect(conversation).toContain("What was the fact?");
+    const calls = gw.gateway.sim!.received.length;
+    await expectNotFound(otherAccount.responses.create({ model: "normal", previous_response_id: first.id, input: "What was the fact?" }), first.id);
+    // Refused before any upstream call: the model never saw the turn without its conversation.
+    expect(gw.gateway.sim!.received.length).toBe(calls);
+  });
+
+  test("an unknown id is refused as the Responses API refuses it, streamed or not", async () => {
+    await expectNotFound(openai.responses.create({ model: "normal", previous_response_id: "resp_never_made", input: "Hello?" }), "resp_never_made");
+    await expectNotFound(
+      openai.responses.stream({ model: "normal", previous_response_id: "resp_never_made", input: "Hello?" }).finalResponse(),
+      "resp_never_made",
+    );
   });
 });
