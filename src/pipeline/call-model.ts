@@ -156,7 +156,7 @@ export async function callModel(call: ModelCall, name: string, model: ModelConfi
   const api = model.apis[0]!;
   const adapter = UPSTREAM_ADAPTERS[api];
   const decoded = call.canonical();
-  const { value: client, remember } = await withHistory(call, decoded.value);
+  const { value: client, remember } = await withHistory(call, decoded.value, switching);
   const stripped = stripForeignThinking(client, name, call.pinnedModel, call.foreignTurns);
   const request = switching ? normalizeToolIds(stripped.value, api).value : stripped.value;
   const encoded = adapter.encodeRequest(request, { upstreamModelId: model.upstreamId, model });
@@ -206,6 +206,14 @@ function previousResponseNotFound(id: string): GatewayError {
   });
 }
 
+/** The conversation's own model is failing and no other model holds the conversation: try again shortly. */
+function conversationModelUnavailable(): GatewayError {
+  return new GatewayError(503, "overloaded_error", "the model that holds this conversation is unavailable, and no other model can continue it; try again shortly", {
+    code: "conversation_model_unavailable",
+    headers: { "retry-after": "5" },
+  });
+}
+
 /**
  * A Responses client on a stateless upstream: the conversation `previous_response_id` names is put
  * back in front of the new input (a Responses upstream would do that itself), and `remember` keeps
@@ -214,6 +222,7 @@ function previousResponseNotFound(id: string): GatewayError {
 async function withHistory(
   call: ModelCall,
   request: CanonicalRequest,
+  switching: boolean,
 ): Promise<{ value: CanonicalRequest; remember?: (response: CanonicalResponse) => string }> {
   const history = call.history;
   if (call.format !== "responses" || !history) return { value: request };
@@ -224,8 +233,10 @@ async function withHistory(
   if (previous === undefined && request.messages.some((m) => m.role === "assistant")) return { value: request };
   const earlier = previous !== undefined ? await history.load() : null;
   // Answering without the conversation the client named would lose it without a word: a
-  // Responses upstream refuses an id it does not know in the same way.
-  if (previous !== undefined && !earlier) throw previousResponseNotFound(previous);
+  // Responses upstream refuses an id it does not know in the same way. When the conversation is
+  // pinned to another model, that model failed before this one was tried, and the conversation may
+  // be kept at its upstream: no model here can continue it until that one is back.
+  if (previous !== undefined && !earlier) throw switching ? conversationModelUnavailable() : previousResponseNotFound(previous);
   let value = request;
   if (earlier) {
     const { previousResponseId: _continued, ...rest } = request;

@@ -119,4 +119,23 @@ describe("previous_response_id on a stateless upstream", () => {
       "resp_never_made",
     );
   });
+
+  test("a conversation kept at a Responses upstream whose model is failing: 503 to try again, not an unknown id", async () => {
+    // smart: sim-smart speaks Responses (the upstream keeps the conversation), sim-smart-b only Messages.
+    const first = await openai.responses
+      .create({ model: "smart", input: "Remember the harbour Tarn." }, { headers: { "x-sim-fault": "model=sim-smart-b; status=503" } })
+      .withResponse();
+    expect(first.response.headers.get("x-router-model")).toBe("sim-smart");
+    const error = await openai.responses
+      .create({ model: "smart", previous_response_id: first.data.id, input: "Which harbour?" }, { headers: { "x-sim-fault": "model=sim-smart; status=503" } })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    const apiError = error as InstanceType<typeof OpenAI.APIError>;
+    expect(apiError.status).toBe(503);
+    expect(apiError.code).toBe("conversation_model_unavailable");
+    expect(apiError.headers?.get("retry-after")).toBe("5");
+  });
 });
