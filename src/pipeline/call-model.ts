@@ -198,9 +198,13 @@ export async function callModel(call: ModelCall, name: string, model: ModelConfi
   return { body: translated.body, contentType: translated.contentType, effort: set.effort, api, ...(translated.response ? { response: translated.response } : {}), warnings };
 }
 
+const MAX_ID_SHOWN = 128;
+
 /** The Responses API's answer to a `previous_response_id` it does not know (unknown, expired, another account's, or not stored). */
 function previousResponseNotFound(id: string): GatewayError {
-  return new GatewayError(400, "invalid_request_error", `Previous response with id '${id}' not found.`, {
+  // The id is the client's own text: an error body does not echo more of it than an id can be.
+  const shown = id.length > MAX_ID_SHOWN ? `${id.slice(0, MAX_ID_SHOWN)}…` : id;
+  return new GatewayError(400, "invalid_request_error", `Previous response with id '${shown}' not found.`, {
     code: "previous_response_not_found",
     param: "previous_response_id",
   });

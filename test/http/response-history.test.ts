@@ -112,6 +112,13 @@ describe("previous_response_id on a stateless upstream", () => {
     expect(gw.gateway.sim!.received.length).toBe(calls);
   });
 
+  test("an unknown id of any length is refused with at most 128 of its characters echoed", async () => {
+    const long = `resp_${"x".repeat(5000)}`;
+    await expectNotFound(openai.responses.create({ model: "normal", previous_response_id: long, input: "Hello?" }), `${long.slice(0, 128)}…`);
+    const error = await openai.responses.create({ model: "normal", previous_response_id: long, input: "Hello?" }).catch((e: unknown) => e);
+    expect((error as Error).message.length).toBeLessThan(300);
+  });
+
   test("an unknown id is refused as the Responses API refuses it, streamed or not", async () => {
     await expectNotFound(openai.responses.create({ model: "normal", previous_response_id: "resp_never_made", input: "Hello?" }), "resp_never_made");
     await expectNotFound(
