@@ -1,5 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
+import { retryDroppedConnection } from "../db/retry-dropped-connection.ts";
 import { accounts, apiKeys } from "../db/schema/index.ts";
 import { effectiveLimits } from "./account-view.ts";
 import { AUTH_CHANNEL, decodeAuthEvent } from "./auth-events.ts";
@@ -140,9 +141,7 @@ export async function createKeyAuthenticator(options: KeyAuthenticatorOptions): 
       .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
       .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)))
       .limit(1);
-    // A pooled connection the server dropped (a restart, a failover) fails its next query once;
-    // the driver reconnects for the one after, so a lookup is tried twice before the caller hears.
-    const [row] = await withoutQueryText(query()).catch(() => withoutQueryText(query()));
+    const [row] = await retryDroppedConnection(() => withoutQueryText(query()));
     const principal: Principal | null = row
       ? Object.freeze({
           accountId: row.accountId,

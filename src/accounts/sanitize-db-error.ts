@@ -15,6 +15,19 @@ export function describeDbError(err: unknown): string {
 
 export class DatabaseFailure extends Error {
   override readonly name = "DatabaseFailure";
+  /** The driver's or the server's code (`CONNECTION_CLOSED`, a SQLSTATE), when it gave one. */
+  readonly code: string | undefined;
+
+  constructor(message: string, code?: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+function codeOf(err: unknown): string | undefined {
+  const inner = err instanceof DrizzleQueryError ? err.cause : err;
+  const code = inner instanceof Error ? (inner as { code?: unknown }).code : undefined;
+  return typeof code === "string" ? code : undefined;
 }
 
 /** Awaits a query; a failure becomes a DatabaseFailure that carries no query text or parameters. */
@@ -22,6 +35,6 @@ export async function withoutQueryText<T>(query: PromiseLike<T>): Promise<T> {
   try {
     return await query;
   } catch (err) {
-    throw new DatabaseFailure(`database query failed: ${describeDbError(err)}`);
+    throw new DatabaseFailure(`database query failed: ${describeDbError(err)}`, codeOf(err));
   }
 }

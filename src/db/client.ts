@@ -57,6 +57,9 @@ export interface OpenDatabaseOptions {
 
 export const MEMORY_DATA_DIR = "memory://";
 
+/** Connections each process keeps to Postgres. */
+export const POSTGRES_POOL_SIZE = 10;
+
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl);
   return openPglite(options.dataDir, options.initialData);
@@ -141,7 +144,7 @@ const RELISTEN_MIN_MS = 100;
 const RELISTEN_MAX_MS = 5_000;
 
 async function openPostgres(url: string): Promise<Database> {
-  const client = postgres(url, { max: 10, onnotice: () => {} });
+  const client = postgres(url, { max: POSTGRES_POOL_SIZE, onnotice: () => {} });
   const db = drizzlePostgres({ client, schema }) as unknown as DrizzleDatabase;
   const bus = createLocalBus();
   // Payloads on the wire carry this handle's id so it can skip its own echo (already delivered locally).
