@@ -3,10 +3,12 @@ import { POSTGRES_POOL_SIZE } from "./client.ts";
 
 /**
  * A connection the server has dropped: postgres.js's code for a query written to a pooled
- * connection already closed, and the server's own for one it was closing as the query arrived
- * (`admin_shutdown`, `crash_shutdown`).
+ * connection already closed, the socket's own when the close came while the query was on the
+ * wire, and the server's for a connection it was closing as the query arrived (`admin_shutdown`,
+ * `crash_shutdown`). A server that cannot be reached at all refuses the new connection instead
+ * (ECONNREFUSED), which is not among these.
  */
-const DROPPED: ReadonlySet<string> = new Set(["CONNECTION_CLOSED", "57P01", "57P02"]);
+const DROPPED: ReadonlySet<string> = new Set(["CONNECTION_CLOSED", "ECONNRESET", "EPIPE", "57P01", "57P02"]);
 
 /**
  * Runs a read again when it failed for the connection, not for the query. After a server restart

@@ -5,6 +5,7 @@ import { retryDroppedConnection } from "../../src/db/retry-dropped-connection.ts
 
 const dropped = () => new DatabaseFailure("database query failed: write CONNECTION_CLOSED 127.0.0.1:5432 (CONNECTION_CLOSED)", "CONNECTION_CLOSED");
 const shutDown = () => new DatabaseFailure("database query failed: terminating connection due to administrator command (57P01)", "57P01");
+const reset = () => new DatabaseFailure("database query failed: read ECONNRESET (ECONNRESET)", "ECONNRESET");
 const refused = () => new DatabaseFailure("database query failed: connect ECONNREFUSED (ECONNREFUSED)", "ECONNREFUSED");
 
 /** A read that fails with `failures` in order, then answers "row". */
@@ -26,6 +27,7 @@ describe("retryDroppedConnection", () => {
     { name: "every pooled connection dropped, then a new one answers", failures: Array.from({ length: POSTGRES_POOL_SIZE }, dropped), answers: true, calls: POSTGRES_POOL_SIZE + 1 },
     { name: "more dropped connections than the pool holds: the caller hears", failures: Array.from({ length: POSTGRES_POOL_SIZE + 1 }, dropped), answers: false, calls: POSTGRES_POOL_SIZE + 1 },
     { name: "connections the server was closing as the query arrived count as dropped", failures: [shutDown(), shutDown(), dropped()], answers: true, calls: 4 },
+    { name: "a connection reset while the query was on the wire counts as dropped", failures: [reset(), reset(), reset()], answers: true, calls: 4 },
     { name: "another failure is tried once more", failures: [refused()], answers: true, calls: 2 },
     { name: "another failure twice: the caller hears", failures: [refused(), refused()], answers: false, calls: 2 },
     { name: "a dropped connection, then the server unreachable: the caller hears", failures: [dropped(), refused(), refused()], answers: false, calls: 2 },
