@@ -30,8 +30,9 @@ describe("retryDroppedConnection", () => {
     { name: "a connection reset while the query was on the wire counts as dropped", failures: [reset(), reset(), reset()], answers: true, calls: 4 },
     { name: "another failure is tried once more", failures: [refused()], answers: true, calls: 2 },
     { name: "another failure twice: the caller hears", failures: [refused(), refused()], answers: false, calls: 2 },
-    { name: "a dropped connection, then the server unreachable: the caller hears", failures: [dropped(), refused(), refused()], answers: false, calls: 2 },
+    { name: "a dropped connection, then the server unreachable twice: the caller hears", failures: [dropped(), refused(), refused()], answers: false, calls: 3 },
     { name: "a plain error (not the driver's) is tried once more", failures: [new Error("boom")], answers: true, calls: 2 },
+    { name: "dropped connections and one other failure: both allowances hold", failures: [dropped(), dropped(), refused(), dropped()], answers: true, calls: 5 },
   ];
   for (const c of cases) {
     test(c.name, async () => {
@@ -45,4 +46,18 @@ describe("retryDroppedConnection", () => {
       expect(read.calls()).toBe(c.calls);
     });
   }
+
+  test("an attempt that never settles is given up after its deadline and tried once more", async () => {
+    let calls = 0;
+    const read = () => (++calls === 1 ? new Promise<string>(() => {}) : Promise.resolve("row"));
+    expect(await retryDroppedConnection(read, 20)).toBe("row");
+    expect(calls).toBe(2);
+  });
+
+  test("two attempts past their deadline: the caller hears", async () => {
+    let calls = 0;
+    const read = () => (calls++, new Promise<string>(() => {}));
+    await expect(retryDroppedConnection(read, 20)).rejects.toThrow("the database did not answer within 20 ms");
+    expect(calls).toBe(2);
+  });
 });
