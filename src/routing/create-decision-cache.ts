@@ -1,5 +1,6 @@
 import { describeDbError } from "../accounts/sanitize-db-error.ts";
 import type { Classification } from "./classify-task.ts";
+import { withTimeout } from "../cache/with-timeout.ts";
 
 /** Where decisions outlive the process and are shared between instances. */
 export interface DecisionStore {
@@ -17,6 +18,8 @@ export interface DecisionCacheOptions {
   readonly now?: () => number;
   /** Called when the store fails; the cache keeps working from memory. */
   readonly onError?: (err: unknown) => void;
+  /** The longest a request waits for the store on a miss before it is classified anew (default 2 s). */
+  readonly readDeadlineMs?: number;
 }
 
 export interface DecisionCache {
@@ -39,6 +42,8 @@ interface Entry {
   readonly decision: Classification;
   readonly expiresAt: number;
 }
+
+const READ_DEADLINE_MS = 2_000;
 
 /**
  * The 24-hour decision cache: an in-process LRU (a Map in recency order) in front of an optional
@@ -82,7 +87,9 @@ export function createDecisionCache(options: DecisionCacheOptions): DecisionCach
       const hit = peek(key);
       if (hit || !options.store) return hit;
       try {
-        const stored = await options.store.read(key, new Date(now()));
+        // A read the driver never settles (one sent as the database dropped its connection) must
+        // not hold the request: past the deadline it is a miss.
+        const stored = await withTimeout(options.store.read(key, new Date(now())), options.readDeadlineMs ?? READ_DEADLINE_MS, "the decision store");
         if (stored) remember(key, stored, now() + options.ttlMs);
         return stored;
       } catch (err) {

@@ -64,6 +64,14 @@ describe("decision cache LRU", () => {
     expect(await cache.get("missing")).toBeNull();
     expect(errors).toHaveLength(2);
   });
+
+  test("a store read that never settles is a miss after the deadline, not a stalled request", async () => {
+    const errors: unknown[] = [];
+    const hanging = { read: () => new Promise<null>(() => {}), write: async () => {}, deleteExpired: async () => 0 };
+    const cache = createDecisionCache({ ttlMs: DAY, lruSize: 10, store: hanging, onError: (e) => errors.push(e), readDeadlineMs: 20 });
+    expect(await cache.get("missing")).toBeNull();
+    expect(String(errors[0])).toContain("the decision store did not answer within 20 ms");
+  });
 });
 
 describe(`decision cache over ${process.env.DATABASE_URL ? "Postgres" : "PGlite"}`, () => {
