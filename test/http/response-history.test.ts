@@ -29,14 +29,19 @@ function upstreamConversation(): string {
   return JSON.stringify(upstream.body.messages);
 }
 
-/** The Responses API's refusal of a `previous_response_id` it does not know. */
-async function expectNotFound(pending: Promise<unknown>, id: string): Promise<void> {
+/** The SDK's error for a request that must fail. */
+async function apiErrorOf(pending: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
   const error = await pending.then(
     () => undefined,
     (e: unknown) => e,
   );
   expect(error).toBeInstanceOf(OpenAI.APIError);
-  const apiError = error as InstanceType<typeof OpenAI.APIError>;
+  return error as InstanceType<typeof OpenAI.APIError>;
+}
+
+/** The Responses API's refusal of a `previous_response_id` it does not know. */
+async function expectNotFound(pending: Promise<unknown>, id: string): Promise<void> {
+  const apiError = await apiErrorOf(pending);
   expect(apiError.status).toBe(400);
   expect(apiError.code).toBe("previous_response_not_found");
   expect(apiError.param).toBe("previous_response_id");
@@ -115,8 +120,8 @@ describe("previous_response_id on a stateless upstream", () => {
   test("an unknown id of any length is refused with at most 128 of its characters echoed", async () => {
     const long = `resp_${"x".repeat(5000)}`;
     await expectNotFound(openai.responses.create({ model: "normal", previous_response_id: long, input: "Hello?" }), `${long.slice(0, 128)}…`);
-    const error = await openai.responses.create({ model: "normal", previous_response_id: long, input: "Hello?" }).catch((e: unknown) => e);
-    expect((error as Error).message.length).toBeLessThan(300);
+    const error = await apiErrorOf(openai.responses.create({ model: "normal", previous_response_id: long, input: "Hello?" }));
+    expect(error.message.length).toBeLessThan(300);
   });
 
   test("an unknown id is refused as the Responses API refuses it, streamed or not", async () => {
@@ -133,14 +138,9 @@ describe("previous_response_id on a stateless upstream", () => {
       .create({ model: "smart", input: "Remember the harbour Tarn." }, { headers: { "x-sim-fault": "model=sim-smart-b; status=503" } })
       .withResponse();
     expect(first.response.headers.get("x-router-model")).toBe("sim-smart");
-    const error = await openai.responses
-      .create({ model: "smart", previous_response_id: first.data.id, input: "Which harbour?" }, { headers: { "x-sim-fault": "model=sim-smart; status=503" } })
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-    expect(error).toBeInstanceOf(OpenAI.APIError);
-    const apiError = error as InstanceType<typeof OpenAI.APIError>;
+    const apiError = await apiErrorOf(
+      openai.responses.create({ model: "smart", previous_response_id: first.data.id, input: "Which harbour?" }, { headers: { "x-sim-fault": "model=sim-smart; status=503" } }),
+    );
     expect(apiError.status).toBe(503);
     expect(apiError.code).toBe("conversation_model_unavailable");
     expect(apiError.headers?.get("retry-after")).toBe("5");
