@@ -5,12 +5,24 @@ import { DrizzleQueryError } from "drizzle-orm/errors";
  * hash. What we log or rethrow keeps only the driver's own message (never parameters).
  */
 export function describeDbError(err: unknown): string {
-  const inner = err instanceof DrizzleQueryError ? err.cause : err;
+  const inner = driverErrorOf(err);
   if (inner instanceof Error) {
-    const code = (inner as { code?: unknown }).code;
-    return typeof code === "string" ? `${inner.message} (${code})` : inner.message;
+    const code = codeOf(inner);
+    return code !== undefined ? `${inner.message} (${code})` : inner.message;
   }
   return String(inner);
+}
+
+/** The driver's own error inside Drizzle's wrapper. */
+function driverErrorOf(err: unknown): unknown {
+  return err instanceof DrizzleQueryError ? err.cause : err;
+}
+
+/** The driver's or the server's code of a failure, when it gave one. */
+function codeOf(err: unknown): string | undefined {
+  const inner = driverErrorOf(err);
+  const code = inner instanceof Error ? (inner as { code?: unknown }).code : undefined;
+  return typeof code === "string" ? code : undefined;
 }
 
 export class DatabaseFailure extends Error {
@@ -22,12 +34,6 @@ export class DatabaseFailure extends Error {
     super(message);
     this.code = code;
   }
-}
-
-function codeOf(err: unknown): string | undefined {
-  const inner = err instanceof DrizzleQueryError ? err.cause : err;
-  const code = inner instanceof Error ? (inner as { code?: unknown }).code : undefined;
-  return typeof code === "string" ? code : undefined;
 }
 
 /** Awaits a query; a failure becomes a DatabaseFailure that carries no query text or parameters. */
