@@ -60,8 +60,8 @@ export interface ModelCall {
 export interface HistoryAccess {
   /** The conversation `previous_response_id` names, when the gateway made that answer itself. */
   load(): Promise<readonly CanonicalMessage[] | null>;
-  /** Keeps this turn; a no-op when the client asked for `store: false`. */
-  save(responseId: string, turn: HistoryTurn): void;
+  /** Keeps this turn; absent when the client asked for `store: false`. */
+  readonly save?: (responseId: string, turn: HistoryTurn) => void;
 }
 
 export interface ModelAnswer {
@@ -246,12 +246,15 @@ async function withHistory(
     const { previousResponseId: _continued, ...rest } = request;
     value = { ...rest, messages: [...earlier, ...request.messages] };
   }
+  const save = history.save;
+  // Nothing to keep: the stream need not be collected to rebuild the answer.
+  if (!save) return { value };
   return {
     value,
     remember: (response) => {
       const responseId = responseIdFor(response.id);
       const turn = [...request.messages, { role: "assistant" as const, content: response.content }];
-      history.save(responseId, { ...(earlier && previous !== undefined ? { previous } : {}), messages: turn });
+      save(responseId, { ...(earlier && previous !== undefined ? { previous } : {}), messages: turn });
       return responseId;
     },
   };

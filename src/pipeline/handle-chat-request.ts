@@ -20,6 +20,7 @@ import { acquireLease, NO_LEASE } from "./acquire-lease.ts";
 import { answerFromCache } from "./answer-from-cache.ts";
 import { authenticateRequest } from "./authenticate-request.ts";
 import type { HistoryAccess, ModelAnswer, ModelCall } from "./call-model.ts";
+import type { HistoryTurn } from "../cache/create-response-history.ts";
 import { callWithFailover } from "./call-with-failover.ts";
 import type { GatewayDeps } from "./gateway-deps.ts";
 import { newRequestId } from "./new-request-id.ts";
@@ -213,7 +214,7 @@ function historyAccess(s: Served): { history?: HistoryAccess } {
   return {
     history: {
       load: () => (loaded ??= previous === undefined ? Promise.resolve(null) : history.get(accountId, previous)),
-      save: s.body.store === false ? () => {} : (responseId, turn) => history.put(accountId, responseId, turn),
+      ...(s.body.store === false ? {} : { save: (responseId: string, turn: HistoryTurn) => history.put(accountId, responseId, turn) }),
     },
   };
 }
