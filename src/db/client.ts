@@ -1,11 +1,12 @@
-import { PGlite } from "@electric-sql/pglite";
 import { sql, type SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
+import { asPglite } from "./pglite-thread/as-pglite.ts";
+import { MEMORY_DATA_DIR, openPgliteThread, type PgliteThread } from "./pglite-thread/open-pglite-thread.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -39,7 +40,7 @@ export interface Database {
   /** `pg_notify` to every instance; local subscribers of this handle get it synchronously first. */
   notify(channel: string, payload: string): Promise<void>;
   /** Driver internals for the migrator. */
-  readonly driver: { kind: "postgres"; url: string } | { kind: "pglite"; client: PGlite };
+  readonly driver: { kind: "postgres"; url: string } | { kind: "pglite"; client: PgliteThread };
 }
 
 export interface OpenDatabaseOptions {
@@ -55,7 +56,7 @@ export interface OpenDatabaseOptions {
   initialData?: Blob | undefined;
 }
 
-export const MEMORY_DATA_DIR = "memory://";
+export { MEMORY_DATA_DIR };
 
 /** Connections each process keeps to Postgres. */
 export const POSTGRES_POOL_SIZE = 10;
@@ -87,30 +88,14 @@ function createLocalBus() {
   };
 }
 
-/**
- * Opens the PGlite client. A new data directory is initialised by PGlite's initdb, and the
- * instance that ran it keeps initdb's memory for its whole life: about 1 GB of RSS against 0.3 GB
- * for the same data opened again. So a new directory is opened once to be created, closed, and
- * opened again (about 0.15 s more, on the first start only). In memory there is nothing to reopen;
- * given initial data, there is no initdb.
- */
-async function openPgliteClient(location: string, initialData: Blob | undefined): Promise<PGlite> {
-  if (initialData && location === MEMORY_DATA_DIR) return PGlite.create({ loadDataDir: initialData });
-  const created = location !== MEMORY_DATA_DIR && !existsSync(join(location, "PG_VERSION"));
-  const client = await PGlite.create(location);
-  if (!created) return client;
-  await client.close();
-  return PGlite.create(location);
-}
-
 async function openPglite(dataDir: string, initialData: Blob | undefined): Promise<Database> {
   let location = MEMORY_DATA_DIR;
   if (dataDir !== MEMORY_DATA_DIR) {
     location = join(dataDir, "pglite");
     mkdirSync(location, { recursive: true });
   }
-  const client = await openPgliteClient(location, initialData);
-  const db = drizzlePglite({ client, schema }) as unknown as DrizzleDatabase;
+  const client = await openPgliteThread(location, initialData);
+  const db = drizzlePglite({ client: asPglite(client), schema }) as unknown as DrizzleDatabase;
   const bus = createLocalBus();
   let closed = false;
   return {

@@ -5,6 +5,7 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { join } from "node:path";
 import postgres from "postgres";
 import type { Database } from "./client.ts";
+import { asPglite } from "./pglite-thread/as-pglite.ts";
 
 /** The generated SQL, found from this file rather than the working directory. */
 export const MIGRATIONS_FOLDER = join(import.meta.dir, "..", "..", "drizzle");
@@ -30,7 +31,7 @@ const running = new WeakMap<Database, Promise<void>>();
 async function runMigrations(database: Database): Promise<void> {
   const driver = database.driver;
   if (driver.kind === "pglite") {
-    await migratePglite(drizzlePglite({ client: driver.client }), { migrationsFolder: MIGRATIONS_FOLDER });
+    await migratePglite(drizzlePglite({ client: asPglite(driver.client) }), { migrationsFolder: MIGRATIONS_FOLDER });
     return;
   }
   const client = postgres(driver.url, { max: 1, onnotice: () => {} });

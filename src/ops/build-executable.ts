@@ -2,14 +2,15 @@ import type { BunPlugin } from "bun";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 
 /**
  * `bun run build [--outfile PATH]`: one self-contained executable (`bun build --compile`).
  *
- * Two things are not found through imports and would be missing from the binary:
+ * Three things are not found through imports and would be missing from the binary:
  * - PGlite loads its wasm and data files next to its own module; they are embedded under the same
  *   names so the paths it computes inside the binary resolve.
+ * - PGlite's thread is started from a script path (`new Worker`), so the script is an entrypoint.
  * - The migrations are read from a folder at run time; their text is inlined into the binary and
  *   written to a per-build directory under the temp dir on start.
  */
@@ -17,6 +18,7 @@ import { dirname, join, relative, resolve } from "node:path";
 const ROOT = resolve(import.meta.dir, "..", "..");
 const PGLITE_ASSETS = ["pglite.data", "pglite.wasm", "initdb.wasm"].map((name) => join(ROOT, "node_modules/@electric-sql/pglite/dist", name));
 const MIGRATIONS = join(ROOT, "drizzle");
+const PGLITE_WORKER = join(ROOT, "src", "db", "pglite-thread", "pglite-worker.ts");
 const FOLDER_EXPRESSION = 'join(import.meta.dir, "..", "..", "drizzle")';
 
 function migrationFiles(): Record<string, string> {
@@ -55,9 +57,13 @@ export async function buildExecutable(outfile: string): Promise<void> {
     const entry = join(work, "entry.ts");
     const embeds = PGLITE_ASSETS.map((path) => `import ${JSON.stringify(path)} with { type: "file" };`).join("\n");
     writeFileSync(entry, `${embeds}\nimport ${JSON.stringify(join(ROOT, "src", "main.ts"))};\n`);
+    // The PGlite thread's script is found next to the module that starts it; beside the entry, in
+    // the binary, is where that module ends up.
+    const worker = join(work, basename(PGLITE_WORKER));
+    writeFileSync(worker, `import ${JSON.stringify(PGLITE_WORKER)};\n`);
     mkdirSync(dirname(resolve(outfile)), { recursive: true });
     const result = await Bun.build({
-      entrypoints: [entry],
+      entrypoints: [entry, worker],
       compile: { outfile: resolve(outfile) },
       target: "bun",
       minify: true,
