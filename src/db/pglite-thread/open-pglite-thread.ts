@@ -96,8 +96,8 @@ async function connect(location: string, initialData: Blob | undefined): Promise
 /**
  * PGlite on a thread of its own (`pglite-worker.ts`), behind the part of PGlite's interface that
  * drizzle uses. A usage batch holds PGlite for milliseconds of CPU; on the serving thread that
- * stalled every request in flight, and the database's work took a quarter of the thread's time
- * under load. Each call is one message each way; the thread keeps the process alive only while
+ * stalled every request in flight, and the database's work took about 15 % of the thread's time
+ * under the bench's load. Each call is one message each way; the thread keeps the process alive only while
  * a call is waiting.
  *
  * `initialData` (a `dumpDataDir` tarball) is where an in-memory database starts, instead of initdb.
