@@ -9,6 +9,7 @@ import { buildResponseCacheKey, readCacheControl } from "../cache/build-response
 import type { ResponseCache } from "../cache/create-response-cache.ts";
 import { ChatRequestSchema } from "../formats/chat/schema.ts";
 import { CLIENT_FORMATS } from "../formats/client-formats.ts";
+import { wantsSeveralChoices } from "../formats/chat/wants-several-choices.ts";
 import { compileBodyCheck } from "../formats/compile-body-check.ts";
 import { MessagesRequestSchema } from "../formats/messages/schema.ts";
 import { ResponsesRequestSchema } from "../formats/responses/schema.ts";
@@ -111,6 +112,8 @@ function cacheSlot(s: Served): CacheSlot | undefined {
   if (!cache) return undefined;
   const control = readCacheControl(s.request.headers);
   if (!control.lookup && !control.store) return undefined;
+  // A hit is replayed from the canonical answer, which holds one choice.
+  if (wantsSeveralChoices(s.format, s.body)) return undefined;
   return { cache, key: buildResponseCacheKey(s.principal.accountId, s.format, s.body), ...control };
 }
 

@@ -1,11 +1,13 @@
 import type { Converted } from "../canonical/converted.ts";
 import type { Effort } from "../canonical/effort.ts";
+import { GatewayError } from "../canonical/gateway-error.ts";
 import type { CanonicalRequest } from "../canonical/request.ts";
 import type { Tier } from "../canonical/tier.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import { chooseRoute } from "../routing/choose-route.ts";
 import { decideRoute } from "../routing/decide-route.ts";
 import { readSessionId } from "../routing/read-session-id.ts";
+import { requiredApis } from "../routing/required-apis.ts";
 import type { Candidate } from "./call-with-failover.ts";
 import type { GatewayDeps } from "./gateway-deps.ts";
 
@@ -20,6 +22,16 @@ export interface Route {
   readonly foreignTurns: number;
   /** Pins the conversation to the model that answered (fire and forget); Responses: also under the answer's id. */
   pin(modelName: string, responseId?: string): void;
+}
+
+/** Chat `n` > 1 on a tier none of whose fitting models speaks Chat: refused rather than answered with one choice. */
+function choicesUnavailable(tier: Tier): GatewayError {
+  return new GatewayError(
+    400,
+    "invalid_request_error",
+    `\`n\` greater than 1 needs a model that speaks the Chat Completions API, and no model of the \`${tier}\` tier that can serve this request does; send \`n: 1\` or use another tier`,
+    { code: "no_model_available", param: "n" },
+  );
 }
 
 /**
@@ -42,7 +54,10 @@ export async function routeRequest(
     return { ...route, candidates, pinnedModel: null, foreignTurns: 0, pin: () => {} };
   }
   const request = decode().value;
-  const decision = await decideRoute(routing, { principal, tier, request, format, sessionId: readSessionId(headers, request) });
+  const apis = requiredApis(format, request);
+  const decision = await decideRoute(routing, { principal, tier, request, format, apis, sessionId: readSessionId(headers, request) }).catch((error: unknown) => {
+    throw apis && error instanceof GatewayError && error.code === "no_model_available" ? choicesUnavailable(tier) : error;
+  });
   if (decision.source !== "continuation") deps.metrics?.cacheLookup("decision", decision.cached);
   return {
     modelName: decision.modelName,

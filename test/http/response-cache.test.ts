@@ -111,3 +111,16 @@ describe("response cache", () => {
     expect(response.headers.get("x-router-cache")).toBeNull();
   });
 });
+
+describe("response cache: Chat n > 1", () => {
+  test("an answer with several choices is not replayed from the cache, which holds one choice per answer", async () => {
+    const body = { model: "fast", n: 2, messages: [{ role: "user" as const, content: "two choices, twice" }] };
+    const first = await openai.chat.completions.create(body);
+    expect(first.choices).toHaveLength(2);
+    const before = upstreamCalls();
+    const { data: second, response } = await openai.chat.completions.create(body).withResponse();
+    expect(response.headers.get("x-router-cache")).toBeNull();
+    expect(upstreamCalls()).toBe(before + 1);
+    expect(second.choices).toHaveLength(2);
+  });
+});

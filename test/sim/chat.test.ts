@@ -193,3 +193,41 @@ describe("Chat Completions API", () => {
     expect(bad.json).toMatchObject({ error: { type: "invalid_request_error", param: null, code: null } });
   });
 });
+
+describe("Chat Completions API: n", () => {
+  const messages = [{ role: "user" as const, content: "Name three colours [sim words=5]" }];
+
+  test("n choices, each indexed, with usage counting every one; streamed, each choice's chunks carry its index", async () => {
+    const one = await openai.chat.completions.create({ model: MODEL, messages });
+    const three = await openai.chat.completions.create({ model: MODEL, messages, n: 3 });
+    expect(three.choices.map((c) => c.index)).toEqual([0, 1, 2]);
+    for (const choice of three.choices) {
+      expect(choice.message.content).toBe(one.choices[0]!.message.content);
+      expect(choice.finish_reason).toBe("stop");
+    }
+    expect(three.usage?.completion_tokens).toBe(3 * one.usage!.completion_tokens);
+    expect(three.usage?.prompt_tokens).toBe(one.usage!.prompt_tokens);
+
+    const stream = await openai.chat.completions.create({ model: MODEL, messages, n: 2, stream: true, stream_options: { include_usage: true } });
+    const texts = new Map<number, string>();
+    const finishes = new Map<number, string>();
+    let usage: OpenAI.CompletionUsage | null | undefined;
+    for await (const chunk of stream) {
+      for (const choice of chunk.choices) {
+        texts.set(choice.index, (texts.get(choice.index) ?? "") + (choice.delta.content ?? ""));
+        if (choice.finish_reason) finishes.set(choice.index, choice.finish_reason);
+      }
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect([...texts.keys()]).toEqual([0, 1]);
+    expect([...texts.values()]).toEqual([one.choices[0]!.message.content!, one.choices[0]!.message.content!]);
+    expect([...finishes.values()]).toEqual(["stop", "stop"]);
+    expect(usage?.completion_tokens).toBe(2 * one.usage!.completion_tokens);
+  });
+
+  test.each([0, 129, 1.5, "2"])("n = %p is refused with 400 naming n, as the API does", async (n) => {
+    const res = await postJson(sim, "/v1/chat/completions", { model: MODEL, messages, n });
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ error: { param: "n", type: "invalid_request_error" } });
+  });
+});

@@ -11,6 +11,7 @@ import { decodeMessagesRequest } from "../../formats/messages/decode-request.ts"
 import { decodeResponsesRequest } from "../../formats/responses/decode-request.ts";
 import type { Routing } from "../../routing/create-routing.ts";
 import { decideRoute, type RoutingDecision } from "../../routing/decide-route.ts";
+import { requiredApis } from "../../routing/required-apis.ts";
 import { resolveTier } from "../../routing/resolve-tier.ts";
 
 export interface AdminExplainDeps {
@@ -108,7 +109,8 @@ async function explain(request: Request, deps: AdminExplainDeps): Promise<Respon
     const tier = resolveTier(typeof body.model === "string" ? body.model : undefined, principal);
     const decoded = DECODERS[format](body);
     const sessionId = typeof input.session_id === "string" ? input.session_id : (decoded.value.user ?? undefined);
-    const decision = await decideRoute(deps.routing(), { principal, tier, request: decoded.value, sessionId, format, dryRun: true });
+    const apis = requiredApis(format, decoded.value);
+    const decision = await decideRoute(deps.routing(), { principal, tier, request: decoded.value, sessionId, format, apis, dryRun: true });
     return Response.json(render(decision, decoded.warnings));
   } catch (err) {
     if (err instanceof GatewayError) return error(err.status, err.type, err.message);

@@ -6,16 +6,20 @@ const FINISH_REASONS: Record<SimStop, string> = { end: "stop", length: "length",
 
 export const chatFinishReason = (stop: SimStop): string => FINISH_REASONS[stop];
 
-/** Chat usage: `prompt_tokens` includes the cached tokens; completion includes reasoning. */
+/**
+ * Chat usage: `prompt_tokens` includes the cached tokens; completion includes reasoning and counts
+ * every choice (the simulator's choices are the same answer `n` times).
+ */
 export function chatUsage(input: ChatInput, answer: SimAnswer): Record<string, unknown> {
   const { total, cacheRead } = input.usage;
+  const completion = answer.outputTokens * input.choices;
   return {
     prompt_tokens: total,
-    completion_tokens: answer.outputTokens,
-    total_tokens: total + answer.outputTokens,
+    completion_tokens: completion,
+    total_tokens: total + completion,
     prompt_tokens_details: { cached_tokens: cacheRead, audio_tokens: 0 },
     completion_tokens_details: {
-      reasoning_tokens: answer.reasoningTokens,
+      reasoning_tokens: answer.reasoningTokens * input.choices,
       audio_tokens: 0,
       accepted_prediction_tokens: 0,
       rejected_prediction_tokens: 0,
@@ -46,7 +50,7 @@ export function buildChatBody(input: ChatInput, answer: SimAnswer, created: numb
     object: "chat.completion",
     created,
     model: input.model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: chatFinishReason(answer.stop) }],
+    choices: Array.from({ length: input.choices }, (_, index) => ({ index, message, logprobs: null, finish_reason: chatFinishReason(answer.stop) })),
     usage: chatUsage(input, answer),
     service_tier: "default",
     system_fingerprint: null,

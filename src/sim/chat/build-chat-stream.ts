@@ -21,21 +21,25 @@ export function buildChatStream(input: ChatInput, answer: SimAnswer, created: nu
     service_tier: "default",
     system_fingerprint: null,
   };
-  const chunk = (delta: Record<string, unknown>, finishReason: string | null): string =>
+  const chunk = (index: number, delta: Record<string, unknown>, finishReason: string | null): string =>
     sseData({
       ...header,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      choices: [{ index, delta, logprobs: null, finish_reason: finishReason }],
       ...(input.includeUsage ? { usage: null } : {}),
     });
-  const frames: string[] = [chunk({ role: "assistant", content: "", refusal: null }, null)];
-  for (const piece of splitText(answer.text)) frames.push(chunk({ content: piece }, null));
-  for (const [index, call] of chatToolCalls(input, answer).entries()) {
-    frames.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }, null));
-    for (const piece of splitJson(call.function.arguments)) {
-      frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, null));
+  const frames: string[] = [];
+  // With `n` > 1, each choice's chunks in turn, told apart by their `index`.
+  for (let choice = 0; choice < input.choices; choice++) {
+    frames.push(chunk(choice, { role: "assistant", content: "", refusal: null }, null));
+    for (const piece of splitText(answer.text)) frames.push(chunk(choice, { content: piece }, null));
+    for (const [index, call] of chatToolCalls(input, answer).entries()) {
+      frames.push(chunk(choice, { tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }, null));
+      for (const piece of splitJson(call.function.arguments)) {
+        frames.push(chunk(choice, { tool_calls: [{ index, function: { arguments: piece } }] }, null));
+      }
     }
+    frames.push(chunk(choice, {}, chatFinishReason(answer.stop)));
   }
-  frames.push(chunk({}, chatFinishReason(answer.stop)));
   if (input.includeUsage) {
     frames.push(sseData({ ...header, choices: [], usage: chatUsage(input, answer) }));
   }

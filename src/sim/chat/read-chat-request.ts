@@ -6,6 +6,8 @@ import type { ReadResult, SimInput, SimTool, SimToolChoice } from "../types.ts";
 export interface ChatInput extends SimInput {
   stream: boolean;
   includeUsage: boolean;
+  /** `n`: how many choices to generate (1–128). */
+  choices: number;
 }
 
 const missing = (param: string): ReadResult<never> => ({
@@ -76,6 +78,10 @@ export function readChatRequest(body: unknown, seed: bigint): ReadResult<ChatInp
     }
     messages.push(message);
   }
+  const choices = body.n ?? 1;
+  if (typeof choices !== "number" || !Number.isInteger(choices) || choices < 1 || choices > 128) {
+    return { ok: false, message: `Invalid 'n': integer below minimum value or above maximum value. Expected a value between 1 and 128, but got ${JSON.stringify(choices)} instead.`, param: "n", code: "integer_out_of_range" };
+  }
   const last = messages[messages.length - 1];
   const newest = messages.findLast((message) => !isInstruction(message));
   const tools = readTools(body.tools);
@@ -99,6 +105,7 @@ export function readChatRequest(body: unknown, seed: bigint): ReadResult<ChatInp
       usage: measureUsage(prefixChars, last ? countChars(last) : 0, conversation, false),
       stream: body.stream === true,
       includeUsage: isRecord(body.stream_options) && body.stream_options.include_usage === true,
+      choices,
     },
   };
 }
