@@ -79,8 +79,11 @@ export function readChatRequest(body: unknown, seed: bigint): ReadResult<ChatInp
     messages.push(message);
   }
   const choices = body.n ?? 1;
-  if (typeof choices !== "number" || !Number.isInteger(choices) || choices < 1 || choices > 128) {
-    return { ok: false, message: `Invalid 'n': integer below minimum value or above maximum value. Expected a value between 1 and 128, but got ${JSON.stringify(choices)} instead.`, param: "n", code: "integer_out_of_range" };
+  if (typeof choices !== "number" || !Number.isInteger(choices)) {
+    return { ok: false, message: `Invalid type for 'n': expected an integer, but got ${JSON.stringify(choices)} instead.`, param: "n", code: "invalid_type" };
+  }
+  if (choices < 1 || choices > 128) {
+    return { ok: false, message: `Invalid 'n': expected a value between 1 and 128, but got ${choices} instead.`, param: "n", code: "integer_out_of_range" };
   }
   const last = messages[messages.length - 1];
   const newest = messages.findLast((message) => !isInstruction(message));
