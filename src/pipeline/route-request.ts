@@ -5,7 +5,7 @@ import type { CanonicalRequest } from "../canonical/request.ts";
 import type { Tier } from "../canonical/tier.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import { chooseRoute } from "../routing/choose-route.ts";
-import { decideRoute } from "../routing/decide-route.ts";
+import { decideRoute, type RoutingDecision } from "../routing/decide-route.ts";
 import { readSessionId } from "../routing/read-session-id.ts";
 import { requiredApis } from "../routing/required-apis.ts";
 import type { Candidate } from "./call-with-failover.ts";
@@ -55,9 +55,12 @@ export async function routeRequest(
   }
   const request = decode().value;
   const apis = requiredApis(format, request);
-  const decision = await decideRoute(routing, { principal, tier, request, format, apis, sessionId: readSessionId(headers, request) }).catch((error: unknown) => {
+  let decision: RoutingDecision;
+  try {
+    decision = await decideRoute(routing, { principal, tier, request, format, apis, sessionId: readSessionId(headers, request) });
+  } catch (error) {
     throw apis && error instanceof GatewayError && error.code === "no_model_available" ? choicesUnavailable(tier) : error;
-  });
+  }
   if (decision.source !== "continuation") deps.metrics?.cacheLookup("decision", decision.cached);
   return {
     modelName: decision.modelName,

@@ -116,7 +116,7 @@ export async function openPgliteThread(location: string, initialData?: Blob): Pr
     return {
       async query<T>(sql: string, params: readonly unknown[] = [], options: PgliteQueryOptions = {}) {
         const blob = options.blob ? await options.blob.arrayBuffer() : undefined;
-        const request: Unnumbered<Extract<PgliteRequest, { op: "query" }>> = {
+        const request: Sent = {
           op: "query",
           sql,
           params,
