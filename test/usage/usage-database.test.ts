@@ -9,6 +9,7 @@ import { createUsageStore, type UsageStore } from "../../src/usage/create-usage-
 import { createUsageWriter } from "../../src/usage/create-usage-writer.ts";
 import { loadMonthlyTokens } from "../../src/usage/load-monthly-tokens.ts";
 import { parseMonth, queryMonthlyUsage } from "../../src/usage/query-monthly-usage.ts";
+import { newRequestId } from "../../src/pipeline/new-request-id.ts";
 import { DATABASE_HOOK_TIMEOUT_MS, openTestDatabase, type TestDatabase } from "../helpers/test-database.ts";
 
 let t: TestDatabase;
@@ -122,6 +123,22 @@ describe("usage in the database", () => {
     observe(rows[0]!);
     await writer.close();
     expect((await queryMonthlyUsage(t.database, otherId, "2027-01")).totals.requests).toBe(1);
+  });
+
+  test("the database orders gateway request ids by the time they were made", async () => {
+    const writer = createUsageWriter({ store: createUsageStore(t.database), batchRows: 50, flushIntervalMs: 10, maxBufferRows: 1000 });
+    const observe = createUsageObserver({ writer, models: config.models });
+    const start = Date.UTC(2027, 1, 3, 9);
+    // Ten ids per millisecond over 40 ms, recorded in a shuffled order.
+    const ids = Array.from({ length: 400 }, (_, i) => newRequestId(start + Math.floor(i / 10)));
+    const shuffled = ids.map((id, i) => [id, (i * 7919) % 400] as const).sort((a, b) => a[1] - b[1]);
+    for (const [requestId] of shuffled) observe(record({ requestId, accountId: otherId, startedAt: start }));
+    await writer.close();
+    const rows = await t.database.rows<{ request_id: string }>(
+      sql`select request_id from usage_records where account_id = ${otherId} and created_at = ${new Date(start).toISOString()} order by request_id`,
+    );
+    const millisecond = (id: string) => id.slice(0, 8);
+    expect(rows.map((r) => millisecond(r.request_id))).toEqual(ids.map(millisecond));
   });
 
   test("text with tabs, newlines and backslashes, and null columns, come back as written", async () => {
