@@ -1,5 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { MEMORY_DATA_DIR, openPgliteThread, type PgliteSession, type PgliteThread } from "../../src/db/pglite-thread/open-pglite-thread.ts";
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  MEMORY_DATA_DIR,
+  openPgliteThread,
+  STOP_THREAD_FOR_TEST,
+  type PgliteSession,
+  type PgliteThread,
+} from "../../src/db/pglite-thread/open-pglite-thread.ts";
 
 let db: PgliteThread;
 beforeAll(async () => {
@@ -106,5 +115,78 @@ describe("PGlite on its own thread", () => {
     const other = await openPgliteThread(MEMORY_DATA_DIR, await db.dumpDataDir("none"));
     await other.close();
     await expect(other.query("select 1")).rejects.toThrow("the PGlite thread has stopped");
+  }, 60_000);
+});
+
+describe("a PGlite thread that stops outside a call", () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+  async function onDisk(): Promise<{ thread: PgliteThread; dir: string }> {
+    const dir = mkdtempSync(join(tmpdir(), "pglite-restart-"));
+    dirs.push(dir);
+    const thread = await openPgliteThread(dir);
+    await thread.exec("create table kept (id int primary key)");
+    return { thread, dir };
+  }
+  const ids = async (thread: PgliteThread): Promise<number[]> => (await thread.query<{ id: number }>("select id from kept order by id")).rows.map((r) => r.id);
+
+  test("on a data directory it is reopened: committed rows are there, an open transaction's are not, and the call waiting on it failed", async () => {
+    const { thread } = await onDisk();
+    const warn = spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      await thread.query("insert into kept values (1)");
+      let inTransaction!: PgliteSession;
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const transaction = thread.transaction(async (tx) => {
+        inTransaction = tx;
+        await tx.query("insert into kept values (2)");
+        await held;
+        await tx.query("insert into kept values (3)");
+      });
+      while (!inTransaction) await Bun.sleep(1);
+      // Queued behind the open transaction when the thread goes.
+      const waiting = thread.query("select count(*) from kept").then(
+        () => "answered",
+        (error: Error) => error.message,
+      );
+      await thread[STOP_THREAD_FOR_TEST]();
+      expect(await waiting).toBe("the PGlite thread has stopped");
+      release();
+      await expect(transaction).rejects.toThrow("the PGlite thread has stopped");
+      expect(await ids(thread)).toEqual([1]);
+      await thread.query("insert into kept values (4)");
+      expect(await ids(thread)).toEqual([1, 4]);
+      const lines = warn.mock.calls.map((args) => String(args[0]));
+      expect(lines.some((line) => line.includes("PGlite thread stopped; reopened the database"))).toBe(true);
+    } finally {
+      warn.mockRestore();
+      await thread.close();
+    }
+  }, 60_000);
+
+  test("a data directory that has gone is not created anew: calls fail, and fail fast until the retry interval", async () => {
+    const { thread, dir } = await onDisk();
+    const error = spyOn(console, "error").mockImplementation(() => {});
+    try {
+      await thread[STOP_THREAD_FOR_TEST]();
+      rmSync(dir, { recursive: true, force: true });
+      await expect(thread.query("select 1")).rejects.toThrow(`its data directory ${dir} has gone`);
+      await expect(thread.query("select 1")).rejects.toThrow(`its data directory ${dir} has gone`);
+      expect(existsSync(dir)).toBe(false);
+      expect(error.mock.calls.filter((args) => String(args[0]).includes("reopening the database failed"))).toHaveLength(1);
+    } finally {
+      error.mockRestore();
+      await thread.close();
+    }
+  }, 60_000);
+
+  test("in memory it is not reopened (its data went with it): calls fail with the thread's error", async () => {
+    const thread = await openPgliteThread(MEMORY_DATA_DIR);
+    await thread[STOP_THREAD_FOR_TEST]();
+    await expect(thread.query("select 1")).rejects.toThrow("the PGlite thread has stopped");
+    await thread.close();
   }, 60_000);
 });

@@ -34,6 +34,7 @@ export interface PgliteThread extends PgliteSession {
   transaction<T>(fn: (tx: PgliteSession) => Promise<T>): Promise<T>;
   dumpDataDir(compression?: "none" | "gzip" | "auto"): Promise<Blob>;
   close(): Promise<void>;
+  [STOP_THREAD_FOR_TEST](): Promise<void>;
 }
 
 function receivedError(sent: SentError): Error {
@@ -45,6 +46,10 @@ function receivedError(sent: SentError): Error {
 interface Connection {
   call(request: Sent, transfer?: ArrayBuffer[]): Promise<unknown>;
   terminate(): void;
+  /** Why the thread is gone (it failed or stopped); undefined while it runs. */
+  readonly gone: Error | undefined;
+  /** Settles when the thread has gone. */
+  readonly stopped: Promise<void>;
 }
 
 /** A PGlite thread with its database open; calls are numbered and matched to their replies. */
@@ -54,9 +59,11 @@ async function connect(location: string, initialData: Blob | undefined): Promise
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;
   let gone: Error | undefined;
+  const { promise: stopped, resolve: onStopped } = Promise.withResolvers<void>();
 
   const failAll = (error: Error): void => {
-    gone = error;
+    gone ??= error;
+    onStopped();
     for (const call of pending.values()) call.reject(error);
     pending.clear();
     worker.unref();
@@ -90,8 +97,21 @@ async function connect(location: string, initialData: Blob | undefined): Promise
     worker.terminate();
     throw error;
   }
-  return { call, terminate: () => worker.terminate() };
+  return {
+    call,
+    terminate: () => worker.terminate(),
+    get gone() {
+      return gone;
+    },
+    stopped,
+  };
 }
+
+/** Stops the thread as a crash would, without closing the database: for tests of the restart. */
+export const STOP_THREAD_FOR_TEST: unique symbol = Symbol("stop the PGlite thread");
+
+/** After a failed reopen, calls fail with its error for this long before the next attempt. */
+const REOPEN_RETRY_MS = 1_000;
 
 /**
  * PGlite on a thread of its own (`pglite-worker.ts`), behind the part of PGlite's interface that
@@ -110,9 +130,55 @@ export async function openPgliteThread(location: string, initialData?: Blob): Pr
     const creator = await connect(location, undefined);
     await creator.call({ op: "close" }).finally(() => creator.terminate());
   }
-  const { call, terminate } = await connect(location, location === MEMORY_DATA_DIR ? initialData : undefined);
+  let connection = await connect(location, location === MEMORY_DATA_DIR ? initialData : undefined);
+  let reopening: Promise<Connection> | undefined;
+  let failedReopen: { readonly at: number; readonly error: unknown } | undefined;
+  let closing: Promise<void> | undefined;
 
-  function session(tx: number | undefined): PgliteSession {
+  /**
+   * The running thread. One that died outside a call (a crash in the thread, say) is replaced by a
+   * new one on the same data directory, which recovers it as Postgres does after a crash; the
+   * calls that were waiting on the old thread have failed with it. An in-memory database died
+   * with its thread, so it is not reopened: its calls keep failing with the thread's error.
+   */
+  function running(): Connection | Promise<Connection> {
+    if (!connection.gone || closing || location === MEMORY_DATA_DIR) return connection;
+    if (failedReopen && Date.now() - failedReopen.at < REOPEN_RETRY_MS) return Promise.reject(failedReopen.error);
+    const lost = connection.gone.message;
+    // PGlite would create an empty database where the directory has gone: that is not a reopen.
+    const reopen = existsSync(join(location, "PG_VERSION"))
+      ? connect(location, undefined)
+      : Promise.reject(new Error(`the PGlite thread stopped and its data directory ${location} has gone`));
+    reopening ??= reopen.then(
+      (next) => {
+        connection = next;
+        failedReopen = undefined;
+        reopening = undefined;
+        console.warn(JSON.stringify({ level: "warn", msg: "PGlite thread stopped; reopened the database", reason: lost }));
+        return next;
+      },
+      (error: unknown) => {
+        failedReopen = { at: Date.now(), error };
+        reopening = undefined;
+        console.error(JSON.stringify({ level: "error", msg: "PGlite thread stopped; reopening the database failed", reason: lost, error: String(error) }));
+        throw error;
+      },
+    );
+    return reopening;
+  }
+
+  const anyThread: Pick<Connection, "call"> = {
+    async call(request, transfer) {
+      const now = running();
+      return (now instanceof Promise ? await now : now).call(request, transfer);
+    },
+  };
+
+  /**
+   * Queries outside a transaction go to whichever thread runs; a transaction's go to the thread it
+   * began on, and fail once that thread has gone (nothing of it was committed).
+   */
+  function session(on: Pick<Connection, "call">, tx: number | undefined): PgliteSession {
     return {
       async query<T>(sql: string, params: readonly unknown[] = [], options: PgliteQueryOptions = {}) {
         const blob = options.blob ? await options.blob.arrayBuffer() : undefined;
@@ -125,35 +191,43 @@ export async function openPgliteThread(location: string, initialData?: Blob): Pr
           ...(options.parsers ? { rawTypes: Object.keys(options.parsers).map(Number) } : {}),
           ...(blob ? { blob } : {}),
         };
-        return (await call(request, blob ? [blob] : [])) as PgliteResults<T>;
+        return (await on.call(request, blob ? [blob] : [])) as PgliteResults<T>;
       },
       async exec(sql: string) {
-        return (await call({ op: "exec", sql, ...(tx !== undefined ? { tx } : {}) })) as PgliteResults<unknown>[];
+        return (await on.call({ op: "exec", sql, ...(tx !== undefined ? { tx } : {}) })) as PgliteResults<unknown>[];
       },
     };
   }
 
-  let closing: Promise<void> | undefined;
   return {
-    ...session(undefined),
+    ...session(anyThread, undefined),
     async transaction<T>(fn: (tx: PgliteSession) => Promise<T>): Promise<T> {
-      const tx = (await call({ op: "begin" })) as number;
+      const now = running();
+      const thread = now instanceof Promise ? await now : now;
+      const tx = (await thread.call({ op: "begin" })) as number;
       let result: T;
       try {
-        result = await fn(session(tx));
+        result = await fn(session(thread, tx));
       } catch (error) {
-        await call({ op: "end", tx, commit: false }).catch(() => {});
+        await thread.call({ op: "end", tx, commit: false }).catch(() => {});
         throw error;
       }
-      await call({ op: "end", tx, commit: true });
+      await thread.call({ op: "end", tx, commit: true });
       return result;
     },
     async dumpDataDir(compression = "none") {
-      return new Blob([(await call({ op: "dump", compression })) as ArrayBuffer]);
+      return new Blob([(await anyThread.call({ op: "dump", compression })) as ArrayBuffer]);
     },
     close() {
-      closing ??= call({ op: "close" }).then(terminate, terminate);
+      closing ??= connection.call({ op: "close" }).then(
+        () => connection.terminate(),
+        () => connection.terminate(),
+      );
       return closing;
+    },
+    [STOP_THREAD_FOR_TEST]() {
+      connection.terminate();
+      return connection.stopped;
     },
   };
 }
