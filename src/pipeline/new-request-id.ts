@@ -29,7 +29,8 @@ function timePrefix(ms: number): string {
 /**
  * A 16-character request id: 8 characters of the millisecond it was made (base 36), then 8 random
  * base62 characters (~47 bits, drawn in batches so a request costs no system call; 248 = 4 × 62
- * keeps the choice unbiased). Ids made later sort later, so each usage row joins the primary-key
+ * keeps the choice unbiased). Only ids of the same millisecond can collide: at 10,000 requests a
+ * second across all instances, about once in 150 years. Ids made later sort later, so each usage row joins the primary-key
  * index at its right edge: with fully random ids a row cost PGlite's COPY about 1.5× the time
  * (18 against 12 µs a row, medians of five runs of 40,000 rows).
  */

@@ -151,6 +151,10 @@ export async function openPgliteThread(location: string, initialData?: Blob): Pr
       : Promise.reject(new Error(`the PGlite thread stopped and its data directory ${location} has gone`));
     reopening ??= reopen.then(
       (next) => {
+        if (closing) {
+          next.call({ op: "close" }).then(next.terminate, next.terminate);
+          throw new Error("the PGlite thread has been closed");
+        }
         connection = next;
         failedReopen = undefined;
         reopening = undefined;
