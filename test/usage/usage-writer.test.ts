@@ -59,6 +59,43 @@ describe("usage writer", () => {
     await writer.close();
   });
 
+  test("rows that arrive while a full batch is written wait for the next full batch or the interval", async () => {
+    const sizes: number[] = [];
+    let finishInsert!: () => void;
+    let started!: () => void;
+    let insertStarted = new Promise<void>((resolve) => (started = resolve));
+    const store: UsageStore = {
+      insert(batch) {
+        sizes.push(batch.length);
+        started();
+        return new Promise<void>((resolve) => (finishInsert = resolve));
+      },
+    };
+    // The interval is long: only a full batch or the flush may write here.
+    const writer = createUsageWriter({ store, batchRows: 4, flushIntervalMs: 60_000, maxBufferRows: 100, log: () => {} });
+    for (let i = 0; i < 4; i++) writer.record(row(i));
+    await insertStarted;
+    for (let i = 4; i < 6; i++) writer.record(row(i));
+    insertStarted = new Promise<void>((resolve) => (started = resolve));
+    finishInsert();
+    await Bun.sleep(0);
+    expect(sizes).toEqual([4]);
+    expect(writer.backlog).toBe(2);
+    for (let i = 6; i < 8; i++) writer.record(row(i));
+    await insertStarted;
+    expect(sizes).toEqual([4, 4]);
+    insertStarted = new Promise<void>((resolve) => (started = resolve));
+    finishInsert();
+    writer.record(row(8));
+    const closed = writer.close();
+    await insertStarted;
+    await Bun.sleep(0);
+    finishInsert();
+    await closed;
+    expect(sizes).toEqual([4, 4, 1]);
+    expect(writer.backlog).toBe(0);
+  });
+
   test("a database that fails and then recovers loses nothing and doubles nothing", async () => {
     const fake = fakeStore();
     const logs: string[] = [];
