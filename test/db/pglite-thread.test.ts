@@ -137,16 +137,16 @@ describe("a PGlite thread that stops outside a call", () => {
     const warn = spyOn(console, "warn").mockImplementation(() => {});
     try {
       await thread.query("insert into kept values (1)");
-      let inTransaction!: PgliteSession;
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
+      const { promise: begun, resolve: onBegun } = Promise.withResolvers<void>();
       const transaction = thread.transaction(async (tx) => {
-        inTransaction = tx;
+        onBegun();
         await tx.query("insert into kept values (2)");
         await held;
         await tx.query("insert into kept values (3)");
       });
-      while (!inTransaction) await Bun.sleep(1);
+      await begun;
       // Queued behind the open transaction when the thread goes.
       const waiting = thread.query("select count(*) from kept").then(
         () => "answered",

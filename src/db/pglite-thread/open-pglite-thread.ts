@@ -173,8 +173,7 @@ export async function openPgliteThread(location: string, initialData?: Blob): Pr
 
   const anyThread: Pick<Connection, "call"> = {
     async call(request, transfer) {
-      const now = running();
-      return (now instanceof Promise ? await now : now).call(request, transfer);
+      return (await running()).call(request, transfer);
     },
   };
 
@@ -206,8 +205,7 @@ export async function openPgliteThread(location: string, initialData?: Blob): Pr
   return {
     ...session(anyThread, undefined),
     async transaction<T>(fn: (tx: PgliteSession) => Promise<T>): Promise<T> {
-      const now = running();
-      const thread = now instanceof Promise ? await now : now;
+      const thread = await running();
       const tx = (await thread.call({ op: "begin" })) as number;
       let result: T;
       try {
