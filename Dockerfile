@@ -14,7 +14,8 @@ RUN bun run build --outfile /out/routelane
 
 FROM oven/bun:${BUN_VERSION}-slim AS runtime
 # The executable carries its migrations (applied at every start, serialised across instances on
-# Postgres) and the embedded PGlite; /data holds PGlite's files and the demo key when no
+# Postgres) and the embedded PGlite, with a new database's data dir made by the build (a new /data
+# starts from it rather than running initdb); /data holds PGlite's files and the demo key when no
 # DATABASE_URL is set.
 ENV HOST=0.0.0.0 \
     PORT=8787 \

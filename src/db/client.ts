@@ -6,6 +6,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
 import { asPglite } from "./pglite-thread/as-pglite.ts";
+import { readBuiltInTemplate } from "./pglite-thread/built-in-template.ts";
 import { MEMORY_DATA_DIR, openPgliteThread, type PgliteThread } from "./pglite-thread/open-pglite-thread.ts";
 import * as schema from "./schema/index.ts";
 
@@ -49,9 +50,10 @@ export interface OpenDatabaseOptions {
   /** PGlite keeps its files in `<dataDir>/pglite`; `memory://` keeps everything in memory. */
   dataDir: string;
   /**
-   * PGlite in memory only: start from this data dir (a `dumpDataDir` tarball) instead of running
-   * initdb. A test suite opens many databases: from a migrated dump each takes about 0.3 s, against
-   * about 1.9 s to initialise and migrate.
+   * PGlite: a new database (in memory, or a data dir that has none yet) starts from this data dir
+   * (a `dumpDataDir` tarball) instead of running initdb. A test suite opens many databases: from a
+   * migrated dump each takes about 0.3 s, against about 1.9 s to initialise and migrate. Unset, a
+   * built executable uses the template it embeds (`readBuiltInTemplate`).
    */
   initialData?: Blob | undefined;
 }
@@ -94,7 +96,7 @@ async function openPglite(dataDir: string, initialData: Blob | undefined): Promi
     location = join(dataDir, "pglite");
     mkdirSync(location, { recursive: true });
   }
-  const client = await openPgliteThread(location, initialData);
+  const client = await openPgliteThread(location, initialData ?? (await readBuiltInTemplate()));
   const db = drizzlePglite({ client: asPglite(client), schema }) as unknown as DrizzleDatabase;
   const bus = createLocalBus();
   let closed = false;

@@ -1,8 +1,10 @@
+import { PGlite } from "@electric-sql/pglite";
 import type { BunPlugin } from "bun";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
+import { TEMPLATE_FILE } from "../db/pglite-thread/built-in-template.ts";
 
 /**
  * `bun run build [--outfile PATH]`: one self-contained executable (`bun build --compile`).
@@ -13,6 +15,10 @@ import { basename, dirname, join, relative, resolve } from "node:path";
  * - PGlite's thread is started from a script path (`new Worker`), so the script is an entrypoint.
  * - The migrations are read from a folder at run time; their text is inlined into the binary and
  *   written to a per-build directory under the temp dir on start.
+ *
+ * It also embeds a new database's data dir, made here by the PGlite it embeds (`readBuiltInTemplate`):
+ * a new data directory then starts from it instead of running initdb, which took a process to
+ * about 1 GB of RSS for a moment, on a machine that may have no more.
  */
 
 const ROOT = resolve(import.meta.dir, "..", "..");
@@ -51,11 +57,23 @@ const inlineMigrations: BunPlugin = {
   },
 };
 
+/** A database just after initdb, as a gzipped `dumpDataDir` tarball (about 4.6 MB). */
+async function writeDataDirTemplate(path: string): Promise<void> {
+  const database = await PGlite.create();
+  try {
+    await Bun.write(path, await database.dumpDataDir("gzip"));
+  } finally {
+    await database.close();
+  }
+}
+
 export async function buildExecutable(outfile: string): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "routelane-build-"));
   try {
     const entry = join(work, "entry.ts");
-    const embeds = PGLITE_ASSETS.map((path) => `import ${JSON.stringify(path)} with { type: "file" };`).join("\n");
+    const template = join(work, TEMPLATE_FILE);
+    await writeDataDirTemplate(template);
+    const embeds = [...PGLITE_ASSETS, template].map((path) => `import ${JSON.stringify(path)} with { type: "file" };`).join("\n");
     writeFileSync(entry, `${embeds}\nimport ${JSON.stringify(join(ROOT, "src", "main.ts"))};\n`);
     // The PGlite thread's script is found next to the module that starts it; beside the entry, in
     // the binary, is where that module ends up.

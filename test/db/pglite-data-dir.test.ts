@@ -83,4 +83,34 @@ describe("PGlite on disk", () => {
     },
     60_000,
   );
+
+  test(
+    "a new data dir starts from initial data instead of initdb; an existing one is opened as it is",
+    async () => {
+      const source = await openDatabase({ dataDir: MEMORY_DATA_DIR });
+      await migrateDatabase(source);
+      const { account } = await createAccountStore(source).createAccount({ plan: "Pro" });
+      if (source.driver.kind !== "pglite") throw new Error("expected PGlite");
+      // Gzipped, as the built executable embeds it.
+      const dump = await source.driver.client.dumpDataDir("gzip");
+      await source.close();
+
+      const root = await mkdtemp(join(tmpdir(), "routelane-pglite-"));
+      dirs.push(root);
+      const dataDir = join(root, "data");
+      const first = await openDatabase({ dataDir, initialData: dump });
+      // Only the dump held this account: initdb would have made an empty database.
+      expect((await createAccountStore(first).getAccount(account.id))?.plan).toBe("Pro");
+      const { account: later } = await createAccountStore(first).createAccount({ plan: "Starter" });
+      await first.close();
+
+      // PGlite refuses to load a tarball over a database; the dump must not be loaded again either.
+      const second = await openDatabase({ dataDir, initialData: dump });
+      const store = createAccountStore(second);
+      expect((await store.getAccount(later.id))?.plan).toBe("Starter");
+      expect((await store.getAccount(account.id))?.plan).toBe("Pro");
+      await second.close();
+    },
+    60_000,
+  );
 });

@@ -1,6 +1,6 @@
 /** What the main thread asks of the PGlite thread. Every request carries an id its reply repeats. */
 export type PgliteRequest =
-  /** `initialData`: a `dumpDataDir` tarball an in-memory database starts from. */
+  /** `initialData`: a `dumpDataDir` tarball a new database (in memory or in a new data directory) starts from. */
   | { readonly id: number; readonly op: "open"; readonly location: string; readonly initialData?: ArrayBuffer }
   | {
       readonly id: number;

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { PgliteReply, PgliteRequest, SentError } from "./messages.ts";
+import { MEMORY_DATA_DIR } from "./memory-data-dir.ts";
 
-/** PGlite's location for a database kept in memory only. */
-export const MEMORY_DATA_DIR = "memory://";
+export { MEMORY_DATA_DIR };
 
 /** A request before it is numbered (Omit over each member of the union). */
 type Unnumbered<R> = R extends PgliteRequest ? Omit<R, "id"> : never;
@@ -120,14 +120,17 @@ const REOPEN_RETRY_MS = 1_000;
  * under the bench's load. Each call is one message each way; the thread keeps the process alive only while
  * a call is waiting.
  *
- * `initialData` (a `dumpDataDir` tarball) is where an in-memory database starts, instead of initdb.
+ * `initialData` (a `dumpDataDir` tarball) is where a new database starts, in memory or in a new
+ * data directory, instead of initdb: initdb runs a second PGlite and its own wasm beside the first,
+ * and took a process to about 1.1 GB of RSS for a moment, where loading a tarball took it to about
+ * 0.5 GB (test/ops/executable.test.ts). An existing data directory is opened as it is.
  * A new data directory is created by a thread of its own that is then stopped: the PGlite that
- * ran initdb keeps initdb's memory for its whole life (a process about 0.2 GB larger, measured by
- * test/db/pglite-data-dir.test.ts), and a thread's end frees all of it.
+ * created it keeps what that took for its whole life (after initdb a process about 0.2 GB larger,
+ * measured by test/db/pglite-data-dir.test.ts), and a thread's end frees all of it.
  */
 export async function openPgliteThread(location: string, initialData?: Blob): Promise<PgliteThread> {
   if (location !== MEMORY_DATA_DIR && !existsSync(join(location, "PG_VERSION"))) {
-    const creator = await connect(location, undefined);
+    const creator = await connect(location, initialData);
     await creator.call({ op: "close" }).finally(() => creator.terminate());
   }
   let connection = await connect(location, location === MEMORY_DATA_DIR ? initialData : undefined);

@@ -4,12 +4,18 @@
  */
 import { PGlite, type ParserOptions, type Results, type Transaction } from "@electric-sql/pglite";
 import type { PgliteReply, PgliteRequest, SentError } from "./messages.ts";
+import { MEMORY_DATA_DIR } from "./memory-data-dir.ts";
 
 declare const self: Worker;
 
-/** Given initial data (a `dumpDataDir` tarball), PGlite starts from it in memory instead of running initdb. */
+/**
+ * Given initial data (a `dumpDataDir` tarball), a new database starts from it, in memory or in a
+ * new data directory, instead of running initdb.
+ */
 function openClient(location: string, initialData: ArrayBuffer | undefined): Promise<PGlite> {
-  return initialData ? PGlite.create({ loadDataDir: new Blob([initialData]) }) : PGlite.create(location);
+  if (!initialData) return PGlite.create(location);
+  const loadDataDir = new Blob([initialData]);
+  return PGlite.create(location === MEMORY_DATA_DIR ? { loadDataDir } : { dataDir: location, loadDataDir });
 }
 
 let client: PGlite | undefined;
