@@ -11,6 +11,15 @@ afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
 });
 
+/** A migrated in-memory database holding one Pro account, and its data dir dumped. */
+async function dumpWithProAccount(compression: "none" | "gzip") {
+  const source = await openDatabase({ dataDir: MEMORY_DATA_DIR });
+  await migrateDatabase(source);
+  const { account } = await createAccountStore(source).createAccount({ plan: "Pro" });
+  if (source.driver.kind !== "pglite") throw new Error("expected PGlite");
+  return { source, account, dump: await source.driver.client.dumpDataDir(compression) };
+}
+
 describe("PGlite on disk", () => {
   test(
     "creates the data dir, keeps its files under <dataDir>/pglite and data survives a reopen",
@@ -66,11 +75,7 @@ describe("PGlite on disk", () => {
   test(
     "an in-memory database opened from a dumped data dir starts with what the dump held, and stays apart from it",
     async () => {
-      const source = await openDatabase({ dataDir: MEMORY_DATA_DIR });
-      await migrateDatabase(source);
-      const { account } = await createAccountStore(source).createAccount({ plan: "Pro" });
-      if (source.driver.kind !== "pglite") throw new Error("expected PGlite");
-      const dump = await source.driver.client.dumpDataDir("none");
+      const { source, account, dump } = await dumpWithProAccount("none");
 
       const copy = await openDatabase({ dataDir: MEMORY_DATA_DIR, initialData: dump });
       expect(copy.kind).toBe("pglite");
@@ -87,12 +92,8 @@ describe("PGlite on disk", () => {
   test(
     "a new data dir starts from initial data instead of initdb; an existing one is opened as it is",
     async () => {
-      const source = await openDatabase({ dataDir: MEMORY_DATA_DIR });
-      await migrateDatabase(source);
-      const { account } = await createAccountStore(source).createAccount({ plan: "Pro" });
-      if (source.driver.kind !== "pglite") throw new Error("expected PGlite");
       // Gzipped, as the built executable embeds it.
-      const dump = await source.driver.client.dumpDataDir("gzip");
+      const { source, account, dump } = await dumpWithProAccount("gzip");
       await source.close();
 
       const root = await mkdtemp(join(tmpdir(), "routelane-pglite-"));
