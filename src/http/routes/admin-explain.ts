@@ -10,6 +10,7 @@ import { decodeChatRequest } from "../../formats/chat/decode-request.ts";
 import { decodeMessagesRequest } from "../../formats/messages/decode-request.ts";
 import { decodeResponsesRequest } from "../../formats/responses/decode-request.ts";
 import type { Routing } from "../../routing/create-routing.ts";
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from "../../pipeline/exceeds-json-depth.ts";
 import { decideRoute, type RoutingDecision } from "../../routing/decide-route.ts";
 import { requiredApis } from "../../routing/required-apis.ts";
 import { resolveTier } from "../../routing/resolve-tier.ts";
@@ -91,8 +92,10 @@ async function principalFor(deps: AdminExplainDeps, account: unknown): Promise<P
 
 async function explain(request: Request, deps: AdminExplainDeps): Promise<Response> {
   let input: unknown;
+  const text = await request.text();
+  if (exceedsJsonDepth(text)) return error(400, "invalid_request_error", `body: nested deeper than the limit of ${MAX_JSON_DEPTH} levels`);
   try {
-    input = JSON.parse(await request.text());
+    input = JSON.parse(text);
   } catch {
     return error(400, "invalid_request_error", "body: not valid JSON");
   }

@@ -9,6 +9,7 @@ import { GatewayError } from "../../canonical/gateway-error.ts";
 import { TIERS } from "../../canonical/tier.ts";
 import type { Database } from "../../db/client.ts";
 import { monthWindow } from "../../limits/month-window.ts";
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from "../../pipeline/exceeds-json-depth.ts";
 import { parseMonth, queryMonthlyUsage } from "../../usage/query-monthly-usage.ts";
 import type { Routing } from "../../routing/create-routing.ts";
 import { adminExplainRoutes } from "./admin-explain.ts";
@@ -91,6 +92,7 @@ function validate<S extends TSchema>(schema: S, value: unknown): { ok: true; val
 async function readJson(request: Request, required: boolean): Promise<{ ok: true; value: unknown } | { ok: false; response: Response }> {
   const text = await request.text();
   if (text.trim() === "") return required ? { ok: false, response: badRequest("body: a JSON object is required") } : { ok: true, value: {} };
+  if (exceedsJsonDepth(text)) return { ok: false, response: badRequest(`body: nested deeper than the limit of ${MAX_JSON_DEPTH} levels`) };
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {

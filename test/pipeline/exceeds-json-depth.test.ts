@@ -1,0 +1,55 @@
+import { describe, expect, test } from "bun:test";
+import { exceedsJsonDepth } from "../../src/pipeline/exceeds-json-depth.ts";
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Strings full of what could fool a scanner: brackets, quotes, runs of backslashes. */
+const TRICKY = ["[", "]", "{", "}", '"', "\\", '\\"', "\\\\", '\\\\"', "[[[{{", "a", "é", "🚀", "\u0000"];
+
+function depthOf(value: Json): number {
+  if (value === null || typeof value !== "object") return 0;
+  const children = Array.isArray(value) ? value : Object.values(value);
+  return 1 + children.reduce<number>((max, child) => Math.max(max, depthOf(child)), 0);
+}
+
+describe("exceedsJsonDepth agrees with the parsed document's depth", () => {
+  test("2,000 generated documents, limits around their depth (fixed seed)", () => {
+    const next = random(42);
+    const int = (n: number) => Math.floor(next() * n);
+    const string = () => Array.from({ length: int(6) }, () => TRICKY[int(TRICKY.length)]!).join("");
+    const value = (depth: number, target: number): Json => {
+      if (depth >= target) return [null, true, 1.5, string()][int(4)]!;
+      const size = 1 + int(3);
+      const children = Array.from({ length: size }, (_, i) => value(depth + 1, i === 0 ? target : int(target + 1)));
+      return next() < 0.5 ? children : Object.fromEntries(children.map((child) => [string(), child]));
+    };
+    for (let i = 0; i < 2000; i++) {
+      const doc = value(0, int(40));
+      const text = JSON.stringify(doc, null, next() < 0.3 ? 1 : undefined);
+      const depth = depthOf(doc);
+      for (const limit of [depth - 1, depth, depth + 1]) {
+        if (limit < 0) continue;
+        expect(exceedsJsonDepth(text, limit), `${text.slice(0, 120)} (depth ${depth}, limit ${limit})`).toBe(depth > limit);
+      }
+    }
+  });
+
+  test("a string that never closes cannot nest anything", () => {
+    expect(exceedsJsonDepth('["' + "[".repeat(1000), 10)).toBe(false);
+  });
+
+  test("stops at the first level past the limit", () => {
+    expect(exceedsJsonDepth("[".repeat(1_000_000), 256)).toBe(true);
+  });
+});
