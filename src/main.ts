@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from "./config/load-config.ts";
 import type { Config } from "./config/schema.ts";
+import { PortInUseError } from "./ops/ensure-port-free.ts";
 import { startGateway, type RunningGateway } from "./start-gateway.ts";
 
 function configOrExit(): Config {
@@ -67,6 +68,10 @@ async function main(): Promise<void> {
 }
 
 await main().catch((error: unknown) => {
+  if (error instanceof PortInUseError) {
+    console.error(`routelane: cannot listen: ${error.message}`);
+    process.exit(2);
+  }
   console.error(`routelane: failed to start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

@@ -18,6 +18,7 @@ import { createConfigHolder, type ConfigHolder } from "./ops/create-config-holde
 import { createMetrics, type GatewayMetrics } from "./ops/create-metrics.ts";
 import { createRequestLog, type RequestLog } from "./ops/create-request-log.ts";
 import { createShutdown, type DrainHook, type Shutdown } from "./ops/create-shutdown.ts";
+import { ensurePortFree, listenOrExplain } from "./ops/ensure-port-free.ts";
 import { opsRoutes } from "./ops/ops-routes.ts";
 import { startTracing, type Tracing } from "./ops/start-tracing.ts";
 import { notifyObservers } from "./ops/notify-observers.ts";
@@ -120,6 +121,7 @@ function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
 export async function startGateway(config: Config, options: StartOptions = {}): Promise<RunningGateway> {
   const env = options.env ?? process.env;
   const ops: OpsSettings = { ...loadOpsSettings(env), ...options.ops };
+  ensurePortFree(config.host, config.port);
   const ownsDatabase = options.database === undefined;
   const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   if (ownsDatabase) await migrateDatabase(database);
@@ -207,7 +209,10 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   app = createApp(holder.deps, plugins, { inFlight, tracing }, { pinnedModel: findPinnedModel(services.pins) });
   // The body limit is the pipeline's (declared length checked before reading, streamed bodies
   // counted): Bun's own cap would answer 413 with an empty body, not in the caller's format.
-  app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: Number.MAX_SAFE_INTEGER });
+  // reusePort off (Elysia's default is on): a second gateway on this port must fail, not share it.
+  listenOrExplain(config.host, config.port, () =>
+    app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: Number.MAX_SAFE_INTEGER, reusePort: false }),
+  );
   const server = app.server!;
   const port = server.port!;
   inFlight.countRequestsWith(() => server.pendingRequests);

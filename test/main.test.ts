@@ -81,6 +81,23 @@ describe("bun start", () => {
     expect(lines[0]).toStartWith(`routelane: bad setting: ${name}`);
   }, 20_000);
 
+  test("a second gateway on a port in use stops with one line (exit 2); the first keeps the port", async () => {
+    const first = await spawnGateway({ PORT: "0", ROUTELANE_DATA_DIR: tempDir(), DATABASE_URL: undefined, ROUTELANE_CONFIG: undefined, ROUTELANE_LOG_LEVEL: "warn" }, false);
+    try {
+      const port = new URL(first.url).port;
+      // Before the fix the second process listened beside the first (SO_REUSEPORT) and never exited.
+      const { code, stderr } = await badStart({ PORT: port, DATABASE_URL: undefined, ROUTELANE_CONFIG: undefined });
+      expect(code).toBe(2);
+      const lines = stderr.trim().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toBe(`routelane: cannot listen: 127.0.0.1:${port} is already in use (another gateway still running?); stop it or set PORT`);
+      expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+    } finally {
+      first.process.kill("SIGTERM");
+      await first.process.exited;
+    }
+  }, 60_000);
+
   test("a config file with a wrong value names its path in the file", async () => {
     const path = join(tempDir(), "bad.json");
     writeFileSync(path, JSON.stringify({ providers: {}, models: {}, tiers: {} }));
