@@ -16,19 +16,29 @@ function configOrExit(): Config {
 }
 
 /**
+ * A stop signal this soon after the first is the same one delivered again: `kill -- -PGID` (a
+ * supervisor, Ctrl-C in a shell) reaches both `bun run`'s own process, which passes it on, and this one.
+ */
+const SAME_SIGNAL_MS = 1_000;
+
+/**
  * Signal handlers go in before anything is printed: a supervisor that reads "listening" and
  * stops the process at once must get a clean shutdown, not the default kill. SIGTERM/SIGINT drain
- * (in-flight requests and streams finish, usage and logs are flushed) and exit 0; a second one
- * exits at once. SIGHUP reloads the config file.
+ * (in-flight requests and streams finish, usage and logs are flushed) and exit 0; another one more
+ * than a second later exits at once. SIGHUP reloads the config file.
  */
 function handleSignals(started: Promise<RunningGateway>): void {
-  let stopping = false;
+  let stoppingSince: number | undefined;
   const stop = (signal: string): void => {
-    if (stopping) {
+    if (stoppingSince !== undefined) {
+      if (performance.now() - stoppingSince < SAME_SIGNAL_MS) {
+        console.log(`routelane: ${signal} again within a second: still draining`);
+        return;
+      }
       console.error(`routelane: second ${signal}, exiting now`);
       process.exit(1);
     }
-    stopping = true;
+    stoppingSince = performance.now();
     console.log(`routelane: ${signal} received, draining`);
     started
       .then((gateway) => gateway.stop())

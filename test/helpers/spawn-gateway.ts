@@ -28,11 +28,19 @@ async function readLinesUntil(stream: ReadableStream<Uint8Array>, done: (lines: 
   return lines;
 }
 
+export interface SpawnOptions {
+  /** The start command (default `bun run src/main.ts`); `["bun", "start"]` runs it as `bun start` does. */
+  readonly command?: readonly string[];
+  /** In a process group of its own (its pid is the group's id), as a supervisor or a shell starts it. */
+  readonly detached?: boolean;
+}
+
 /** Starts `bun run src/main.ts` as users do and waits for it to listen (or exit). */
-export async function spawnGateway(env: Record<string, string | undefined>, waitForKey: boolean): Promise<SpawnedGateway> {
+export async function spawnGateway(env: Record<string, string | undefined>, waitForKey: boolean, options: SpawnOptions = {}): Promise<SpawnedGateway> {
   const childEnv: Record<string, string> = {};
   for (const [name, value] of Object.entries({ ...process.env, ...env })) if (value !== undefined) childEnv[name] = value;
-  const child = Bun.spawn(["bun", "run", "src/main.ts"], { cwd: ROOT, env: childEnv, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const command = options.command ?? ["bun", "run", "src/main.ts"];
+  const child = Bun.spawn([...command], { cwd: ROOT, env: childEnv, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: options.detached ?? false });
   const lines = await readLinesUntil(child.stdout, (seen) => {
     const listening = seen.some((l) => l.includes("listening on"));
     return listening && (!waitForKey || seen.some((l) => /^\s+rl_[A-Za-z0-9]+$/.test(l)));

@@ -6,7 +6,8 @@ import { DEFAULT_CONFIG } from "../../src/config/default-config.ts";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../../src/db/client.ts";
 import { createShutdown } from "../../src/ops/create-shutdown.ts";
-import { spawnGateway, type SpawnedGateway } from "../helpers/spawn-gateway.ts";
+import { createBenchAccount } from "../../src/bench/create-bench-account.ts";
+import { spawnGateway, type SpawnedGateway, type SpawnOptions } from "../helpers/spawn-gateway.ts";
 import { slowFastTier, startSlowUpstream } from "./slow-upstream.ts";
 
 const dirs: string[] = [];
@@ -14,15 +15,15 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Reads the rest of a child's stdout line by line until `wanted` shows up. */
-async function waitForLine(gateway: SpawnedGateway, wanted: RegExp): Promise<string> {
+/** Reads the rest of a child's stdout until a line matching each of `wanted` has shown up (one read can hold several lines). */
+async function waitForLine(gateway: SpawnedGateway, ...wanted: RegExp[]): Promise<void> {
   const reader = gateway.process.stdout.getReader();
   const decoder = new TextDecoder();
   let text = "";
   try {
     for (;;) {
-      const match = text.split("\n").find((line) => wanted.test(line));
-      if (match) return match;
+      const lines = text.split("\n");
+      if (wanted.every((pattern) => lines.some((line) => pattern.test(line)))) return;
       const { value, done } = await reader.read();
       if (done) throw new Error(`stdout ended without ${wanted}: ${text}`);
       text += decoder.decode(value, { stream: true });
@@ -32,15 +33,27 @@ async function waitForLine(gateway: SpawnedGateway, wanted: RegExp): Promise<str
   }
 }
 
-async function startOnSlowUpstream(baseUrl: string, extraEnv: Record<string, string> = {}): Promise<{ gateway: SpawnedGateway; key: string; configPath: string; dir: string }> {
+const ADMIN_TOKEN = "shutdown-test-admin-token-0123";
+
+async function startOnSlowUpstream(
+  baseUrl: string,
+  spawn: SpawnOptions = {},
+): Promise<{ gateway: SpawnedGateway; key: string; configPath: string; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "routelane-shutdown-"));
   dirs.push(dir);
   const configPath = join(dir, "config.json");
   writeFileSync(configPath, JSON.stringify(slowFastTier(baseUrl)));
-  const env = { PORT: "0", ROUTELANE_DATA_DIR: dir, ROUTELANE_CONFIG: configPath, DATABASE_URL: undefined, ROUTELANE_LOG_LEVEL: "warn", ROUTELANE_SHUTDOWN_TIMEOUT_MS: "20000", ...extraEnv };
-  const gateway = await spawnGateway(env, true);
-  const key = gateway.startupLines.find((l) => /^\s+rl_[A-Za-z0-9]+$/.test(l))!.trim();
-  return { gateway, key, configPath, dir };
+  const env = {
+    PORT: "0",
+    ROUTELANE_DATA_DIR: dir,
+    ROUTELANE_CONFIG: configPath,
+    DATABASE_URL: undefined,
+    ROUTELANE_LOG_LEVEL: "warn",
+    ROUTELANE_SHUTDOWN_TIMEOUT_MS: "20000",
+    ROUTELANE_ADMIN_TOKEN: ADMIN_TOKEN,
+  };
+  const gateway = await spawnGateway(env, false, spawn);
+  return { gateway, key: await createBenchAccount(gateway.url, ADMIN_TOKEN), configPath, dir };
 }
 
 const openStream = (url: string, key: string): Promise<Response> =>
@@ -105,7 +118,43 @@ describe("graceful shutdown of the process", () => {
     }
   }, 60_000);
 
-  test("SIGHUP reloads the config file; a second SIGTERM exits at once", async () => {
+  test("`kill -TERM -- -PGID` on `bun start` (the signal arrives twice): one drain, the stream completes, exit 0", async () => {
+    const upstream = startSlowUpstream();
+    const { gateway, key } = await startOnSlowUpstream(upstream.server.url.origin, { command: ["bun", "start"], detached: true });
+    try {
+      const res = await openStream(gateway.url, key);
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toContain("first ");
+      await upstream.holding;
+
+      // The whole group, as a supervisor or Ctrl-C does: `bun start`'s own process passes the
+      // signal on to the gateway, which also gets it directly.
+      process.kill(-gateway.process.pid, "SIGTERM");
+      // Before the fix the second delivery meant "exit now": exit 1 with the stream cut. (On a
+      // busy machine the two deliveries can merge into one pending signal; they never split the drain.)
+      await waitForLine(gateway, /SIGTERM received, draining/);
+
+      upstream.release();
+      let rest = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        rest += new TextDecoder().decode(value);
+      }
+      expect(rest).toContain("data: [DONE]");
+      expect(await gateway.process.exited).toBe(0);
+    } finally {
+      try {
+        process.kill(-gateway.process.pid, "SIGKILL");
+      } catch {
+        // The group has already gone.
+      }
+      upstream.stop();
+    }
+  }, 60_000);
+
+  test("SIGHUP reloads the config file; a second SIGTERM a second later exits at once", async () => {
     const upstream = startSlowUpstream();
     const { gateway, key, configPath } = await startOnSlowUpstream(upstream.server.url.origin);
     try {
@@ -125,6 +174,8 @@ describe("graceful shutdown of the process", () => {
 
       gateway.process.kill("SIGTERM");
       await waitForLine(gateway, /draining/);
+      // Within a second a second signal is taken for the same one delivered twice; past it, it means "now".
+      await Bun.sleep(1_100);
       gateway.process.kill("SIGTERM");
       // Exits with the stream still held (it would otherwise wait up to the 20 s deadline).
       expect(await gateway.process.exited).toBe(1);

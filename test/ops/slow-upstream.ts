@@ -27,6 +27,8 @@ export function startSlowUpstream(): SlowUpstream {
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
+    // A stream may be held longer than Bun's default 10 s idle limit on a loaded machine.
+    idleTimeout: 0,
     fetch() {
       const body = new ReadableStream<Uint8Array>({
         async start(controller) {
