@@ -1,6 +1,6 @@
-import { openSync, readSync, closeSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { closeSync, readSync } from "node:fs";
 import type { ContextFile } from "./build-patch-prompt.ts";
+import { openTreeFile } from "./open-tree-file.ts";
 
 /** The sim and the usual tokenizers average about four characters a token for code. */
 const CHARS_PER_TOKEN = 4;
@@ -25,14 +25,32 @@ function taskWords(task: string): string[] {
   return [...words];
 }
 
-function isBinary(path: string): boolean {
-  const fd = openSync(path, "r");
+/** Up to `limit` bytes from the start of an open file. */
+function readHead(fd: number, limit: number): Buffer {
+  const buffer = Buffer.alloc(limit);
+  let at = 0;
+  while (at < limit) {
+    const read = readSync(fd, buffer, at, limit - at, at);
+    if (read === 0) break;
+    at += read;
+  }
+  return buffer.subarray(0, at);
+}
+
+/**
+ * A regular file of the tree, opened without following a link (a link, or a path through one,
+ * reads as nothing): its size, whether it is binary, and its text when `readUpTo` allows.
+ */
+function readTreeText(root: string, path: string, readUpTo: number): { size: number; binary: boolean; text: string | null } | null {
+  const opened = openTreeFile(root, path);
+  if (!opened) return null;
   try {
-    const buffer = Buffer.alloc(SNIFF_BYTES);
-    const read = readSync(fd, buffer, 0, SNIFF_BYTES, 0);
-    return buffer.subarray(0, read).includes(0);
+    const size = opened.stat.size;
+    const head = readHead(opened.fd, size <= readUpTo ? size : Math.min(size, SNIFF_BYTES));
+    if (head.subarray(0, SNIFF_BYTES).includes(0)) return { size, binary: true, text: null };
+    return { size, binary: false, text: size <= readUpTo ? head.toString("utf8") : null };
   } finally {
-    closeSync(fd);
+    closeSync(opened.fd);
   }
 }
 
@@ -61,7 +79,8 @@ function scoreFile(path: string, content: string | null, task: string, words: re
  * The repository as the model sees it within `budgetTokens`: the tree of all paths (cut when it
  * alone would take over a quarter of the budget), then the files most relevant to the task by
  * path and content match, whole, best first, skipping ones that no longer fit; binary files are
- * left out. When not even the best file fits whole, its head goes in, marked truncated.
+ * left out. When not even the best file fits whole, its head goes in, marked truncated. No link is
+ * followed: a path that is a link, or runs through one, is listed but never read.
  */
 export function buildRepoContext(root: string, paths: readonly string[], task: string, budgetTokens: number): RepoContext {
   let budget = budgetTokens * CHARS_PER_TOKEN;
@@ -78,35 +97,30 @@ export function buildRepoContext(root: string, paths: readonly string[], task: s
   const candidates: { path: string; size: number; score: number; content: string | null }[] = [];
   let binary = 0;
   for (const path of paths) {
-    const full = join(root, path);
-    let size: number;
-    try {
-      const stat = statSync(full);
-      if (!stat.isFile()) continue;
-      size = stat.size;
-    } catch {
-      continue;
-    }
-    if (isBinary(full)) {
+    const file = readTreeText(root, path, SCORE_READ_LIMIT);
+    if (!file) continue;
+    if (file.binary) {
       binary++;
       continue;
     }
-    const content = size <= SCORE_READ_LIMIT ? readFileSync(full, "utf8") : null;
-    candidates.push({ path, size, content, score: scoreFile(path, content, task, words) });
+    candidates.push({ path, size: file.size, content: file.text, score: scoreFile(path, file.text, task, words) });
   }
+  const textOf = (candidate: { path: string; size: number; content: string | null }): string | null => candidate.content ?? readTreeText(root, candidate.path, candidate.size)?.text ?? null;
   candidates.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
   const files: ContextFile[] = [];
   const overhead = (path: string) => path.length * 2 + 32;
   for (const candidate of candidates) {
     const cost = candidate.size + overhead(candidate.path);
     if (cost > budget) continue;
-    files.push({ path: candidate.path, content: candidate.content ?? readFileSync(join(root, candidate.path), "utf8"), truncated: false });
+    const content = textOf(candidate);
+    if (content === null) continue;
+    files.push({ path: candidate.path, content, truncated: false });
     budget -= cost;
   }
   const best = candidates[0];
   if (files.length === 0 && best && budget > overhead(best.path) + 256) {
-    const head = (best.content ?? readFileSync(join(root, best.path), "utf8")).slice(0, budget - overhead(best.path));
-    files.push({ path: best.path, content: head, truncated: true });
+    const head = textOf(best)?.slice(0, budget - overhead(best.path));
+    if (head !== undefined) files.push({ path: best.path, content: head, truncated: true });
   }
   return { tree, treeOmitted: paths.length - tree.length, files, binary };
 }

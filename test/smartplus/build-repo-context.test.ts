@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { buildRepoContext } from "../../src/smartplus/build-repo-context.ts";
+import { makeSandbox, MARKER } from "./attack-archives.ts";
 
 const root = mkdtempSync(join(tmpdir(), "routelane-context-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -35,5 +36,25 @@ describe("buildRepoContext", () => {
     const chosen = context.files.map((f) => f.path);
     expect(chosen[0]).toBe("src/billing/invoice.ts");
     expect(chosen).not.toContain("big.txt");
+  });
+
+  test("no link is followed: a path that is a link, or runs through one, is never read", () => {
+    const sandbox = makeSandbox();
+    try {
+      const tree = join(sandbox.root, "tree");
+      mkdirSync(join(tree, "src"), { recursive: true });
+      writeFileSync(join(tree, "README.md"), "# Project\n");
+      symlinkSync(sandbox.marker, join(tree, "leak.md"));
+      symlinkSync("../../marker.txt", join(tree, "src", "relative.md"));
+      symlinkSync(sandbox.root, join(tree, "box"));
+      const linked = ["leak.md", "src/relative.md", "box/marker.txt"];
+      const context = buildRepoContext(tree, ["README.md", ...linked], "Fix leak.md, src/relative.md and box/marker.txt", 100_000);
+      expect(context.files.map((f) => f.path)).toEqual(["README.md"]);
+      expect(JSON.stringify(context)).not.toContain(MARKER.trim());
+      // Even as the only candidate (the truncated-head path), nothing behind a link is read.
+      expect(buildRepoContext(tree, linked, "box/marker.txt", 50).files).toEqual([]);
+    } finally {
+      rmSync(sandbox.root, { recursive: true, force: true });
+    }
   });
 });
