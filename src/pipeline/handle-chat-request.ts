@@ -10,6 +10,7 @@ import type { ResponseCache } from "../cache/create-response-cache.ts";
 import { ChatRequestSchema } from "../formats/chat/schema.ts";
 import { CLIENT_FORMATS } from "../formats/client-formats.ts";
 import { wantsSeveralChoices } from "../formats/chat/wants-several-choices.ts";
+import { checkApiRules } from "../formats/check-api-rules.ts";
 import { compileBodyCheck } from "../formats/compile-body-check.ts";
 import { MessagesRequestSchema } from "../formats/messages/schema.ts";
 import { ResponsesRequestSchema } from "../formats/responses/schema.ts";
@@ -62,9 +63,9 @@ interface CacheSlot {
 }
 
 /**
- * One chat request, start to end: authenticate, hold a plan-limit slot, read and check the body,
- * answer from the response cache when it can, otherwise route and call the candidates until one
- * answers, in the called format, with the `x-router-*` headers naming the model that answered.
+ * One chat request, start to end: authenticate, read and check the body and the tier, hold a
+ * plan-limit slot, answer from the response cache when it can, otherwise route and call the
+ * candidates until one answers, in the called format, with the `x-router-*` headers naming the model that answered.
  * The slot is held until the last byte has gone (or the client has), and the request is reported
  * to the observers at that moment.
  */
@@ -78,13 +79,15 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     const principal = await authenticateRequest(request.headers, deps.authenticator);
     track.fields.accountId = principal.accountId;
     track.fields.plan = principal.plan;
-    lease = await acquireLease(deps, principal);
-    headers = { ...lease.headers };
     const body = checkBody[format](await readJsonBody(request, deps.config.bodyLimitBytes)) as JsonObject;
+    checkApiRules(format, body);
     stream = body.stream === true;
     deps.logBody?.(requestId, body);
     const tier = resolveTier(typeof body.model === "string" ? body.model : undefined, principal);
     track.fields.tier = tier;
+    // Only a request that will be served is counted: a refused body or tier costs no limit.
+    lease = await acquireLease(deps, principal);
+    headers = { ...lease.headers };
     const served: Served = { format, request, deps, requestId, track, lease, principal, body, tier, stream };
     if (tier === "smart-plus" && deps.smartPlus) return await smartPlusTurn(served, headers);
     const slot = cacheSlot(served);
@@ -183,6 +186,8 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
     onAttempt: (report) => {
       fields.attempts = (fields.attempts ?? 0) + 1;
       fields.model = report.candidate.name;
+      // Should no model answer, the error names the one tried last.
+      if (report.error) setHeaders({ ...lease.headers, ...routerHeaders(format, requestId, tier, report.candidate.name, report.candidate.effort, route.source) });
       deps.metrics?.upstreamAttempt(report.candidate.name, report.error ? "error" : "ok");
       if (report.error?.retryable) deps.metrics?.failover(report.candidate.name);
     },

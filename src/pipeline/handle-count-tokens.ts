@@ -1,5 +1,6 @@
 import type { Tier } from "../canonical/tier.ts";
 import type { Config, ModelConfig } from "../config/schema.ts";
+import { checkApiRules } from "../formats/check-api-rules.ts";
 import { compileBodyCheck } from "../formats/compile-body-check.ts";
 import { CountTokensRequestSchema, type CountTokensRequest } from "../formats/messages/schema.ts";
 import { resolveTier } from "../routing/resolve-tier.ts";
@@ -50,6 +51,7 @@ export async function handleCountTokens(request: Request, deps: GatewayDeps, opt
     const principal = await authenticateRequest(request.headers, deps.authenticator);
     accountId = principal.accountId;
     const body = checkCountTokens(await readJsonBody(request, deps.config.bodyLimitBytes)) as CountTokensRequest;
+    checkApiRules("messages", body);
     tier = resolveTier(body.model, principal);
     const pinned = await options.pinnedModel?.(principal.accountId, tier, body as Record<string, unknown>, request.headers);
     const target = countingModel(deps.config, tier, pinned);

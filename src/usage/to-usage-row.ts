@@ -1,19 +1,23 @@
 import type { NewUsageRecord } from "../db/schema/usage.ts";
 import type { RequestRecord } from "../pipeline/request-record.ts";
 
+/** Refused by the gateway or the upstream (key, body, tier, plan limit): not served, so not usage. */
+const refused = (status: number): boolean => status >= 400 && status < 500 && status !== 499;
+
 /**
  * The `usage_records` row of a finished request; null when there is no account to charge (the key
- * was refused). A cache hit keeps its token counts for the record but costs nothing.
+ * was refused) or the request was refused: those stay in the request log and the metrics only. A
+ * cache hit keeps its token counts for the record but costs nothing.
  */
 export function toUsageRow(record: RequestRecord, costUsd: number): NewUsageRecord | null {
-  if (!record.accountId) return null;
+  if (!record.accountId || refused(record.status)) return null;
   const usage = record.usage;
   return {
     requestId: record.requestId,
     accountId: record.accountId,
     createdAt: new Date(record.startedAt),
     endpoint: record.endpoint,
-    // A request refused before its tier was known (bad body, limits) is still an answered request.
+    // A failure before the tier was known (the gateway's own) is still a request of the account.
     tier: record.tier ?? "none",
     model: record.model ?? null,
     effort: record.effort ?? null,

@@ -31,24 +31,26 @@ async function post(path: string, body: object, headers: Record<string, string> 
 
 describe("upstream errors before the first byte are mapped into the caller's format", () => {
   test.each([
-    ["[sim status=503]", 529, "overloaded_error", 503],
-    ["[sim status=529]", 529, "overloaded_error", 503],
-    ["[sim status=500]", 502, "api_error", 502],
+    ["[sim status=503]", 529, "overloaded_error", 503, "overloaded_error"],
+    ["[sim status=529]", 529, "overloaded_error", 503, "overloaded_error"],
+    ["[sim status=500]", 502, "api_error", 502, "api_error"],
     // Every model of the pool rate-limited: to the caller that is "all busy", not its own plan limit.
-    ["[sim status=429]", 529, "overloaded_error", 503],
-    ["[sim status=401]", 502, "upstream_error", 502],
-    ['[sim status=400 message="max_tokens is too large"]', 400, "invalid_request_error", 400],
-  ])("%s → Messages %d %s, Chat %d", async (directive, messagesStatus, type, chatStatus) => {
+    ["[sim status=429]", 529, "overloaded_error", 503, "overloaded_error"],
+    // The Messages API has no `upstream_error`: its callers get `api_error`.
+    ["[sim status=401]", 502, "api_error", 502, "upstream_error"],
+    ['[sim status=400 message="max_tokens is too large"]', 400, "invalid_request_error", 400, "invalid_request_error"],
+  ] as const)("%s → Messages %d %s, Chat %d %s", async (directive, messagesStatus, type, chatStatus, chatType) => {
     const messages = await post("/v1/messages", ask(`hello ${directive}`));
     expect(messages.status).toBe(messagesStatus);
     const body = JSON.parse(messages.text) as { type: string; error: { type: string; message: string } };
     expect(body.type).toBe("error");
     expect(body.error.type).toBe(type);
-    // Routing happened, so the decision headers are there even on errors.
-    expect(messages.headers.get("x-router-model")).toBe("sim-normal");
+    // Routing happened, so the decision headers are there even on errors, naming the model tried
+    // last (a 400 ends the search at the first).
+    expect(messages.headers.get("x-router-model")).toBe(messagesStatus === 400 ? "sim-normal" : "sim-normal-b");
     const chat = await post("/v1/chat/completions", { model: "normal", messages: [{ role: "user", content: `hello ${directive}` }] });
     expect(chat.status).toBe(chatStatus);
-    expect((JSON.parse(chat.text) as { error: { type: string } }).error.type).toBe(type);
+    expect((JSON.parse(chat.text) as { error: { type: string } }).error.type).toBe(chatType);
   });
 
   test("the upstream's own 400 message reaches the client", async () => {

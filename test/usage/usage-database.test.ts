@@ -68,7 +68,7 @@ describe("usage in the database", () => {
     observe(record({ tier: "fast", model: "sim-fast", usage: usage(100, 100) }));
     observe(record({ usage: usage(500, 500), cacheHit: true }));
     observe(record({ endpoint: "count_tokens", model: undefined, usage: undefined }));
-    observe(record({ status: 429, tier: undefined, model: undefined, effort: undefined, source: undefined, errorType: "rate_limit_error" }));
+    observe(record({ status: 429, tier: undefined, model: undefined, effort: undefined, source: undefined, errorType: "rate_limit_error" })); // refused: no row
     observe(record({ usage: usage(7, 7), startedAt: Date.UTC(2026, 9, 31, 23, 59) })); // October
     observe(record({ accountId: otherId, usage: usage(9, 9) }));
     observe(record({ accountId: undefined, status: 401 })); // refused key: no row
@@ -83,7 +83,7 @@ describe("usage in the database", () => {
     ]);
 
     const november = await queryMonthlyUsage(t.database, accountId, "2026-11");
-    expect(november.totals.requests).toBe(6);
+    expect(november.totals.requests).toBe(5);
     expect(november.totals.input_tokens).toBe(1610);
     expect(november.totals.output_tokens).toBe(820);
     expect(november.totals.cache_read_input_tokens).toBe(400);
@@ -96,13 +96,12 @@ describe("usage in the database", () => {
     expect(november.totals.cost_usd).toBeCloseTo(normalCost + fastCost, 9);
     expect(november.by_tier.map((r) => [r.tier, r.requests])).toEqual([
       ["fast", 1],
-      ["none", 1],
       ["normal", 4],
     ]);
     expect(november.by_model.map((r) => [r.model, r.requests, r.input_tokens])).toEqual([
       ["sim-fast", 1, 100],
       ["sim-normal", 3, 1510],
-      [null, 2, 0],
+      [null, 1, 0],
     ]);
     expect((await queryMonthlyUsage(t.database, accountId, "2026-10")).totals.requests).toBe(1);
     expect((await queryMonthlyUsage(t.database, accountId, "2026-12")).totals).toMatchObject({ requests: 0, cost_usd: 0 });

@@ -1,0 +1,53 @@
+import { invalidRequest } from "../canonical/gateway-error.ts";
+import type { WireFormat } from "../canonical/wire-format.ts";
+
+type Message = { readonly role?: unknown; readonly content?: unknown } | null;
+
+function isEmpty(value: unknown): boolean {
+  return (Array.isArray(value) || typeof value === "string") && value.length === 0;
+}
+
+/** An assistant turn that ends in a server tool's call, after which the API lets a system message stand. */
+function endsInServerToolUse(message: Message): boolean {
+  const content = message?.content;
+  return Array.isArray(content) && (content.at(-1) as { type?: unknown } | undefined)?.type === "server_tool_use";
+}
+
+/**
+ * Why a `system` message at `at` is misplaced in Messages `messages`, by the API's rules for
+ * mid-conversation system messages: never first (that is the top-level `system` parameter); right
+ * after a user turn (or an assistant turn ending in a server tool's call); last, or followed by an
+ * assistant turn. Null when it is where the API takes it (as Claude Code places it).
+ */
+function misplacedSystem(messages: readonly Message[], at: number): string | null {
+  if (at === 0) return 'a "system" message cannot come first; put the system prompt in the top-level `system` parameter';
+  const before = messages[at - 1];
+  if (before?.role !== "user" && !(before?.role === "assistant" && endsInServerToolUse(before))) {
+    return 'a "system" message must follow a user message';
+  }
+  const after = messages[at + 1];
+  if (after !== undefined && after?.role !== "assistant") return 'a "system" message must be the last message or be followed by an assistant message';
+  return null;
+}
+
+/**
+ * What the real APIs refuse although it fits the wire schema, refused the same way before
+ * anything is counted or called: an empty conversation (`messages` / `input`), and in Messages a
+ * `system` message inside `messages` where the API does not take one.
+ */
+export function checkApiRules(format: WireFormat, body: Readonly<Record<string, unknown>>): void {
+  if (format === "responses") {
+    if (isEmpty(body.input)) throw invalidRequest("`input`: must not be empty", "input");
+    return;
+  }
+  const messages = body.messages;
+  if (!Array.isArray(messages)) return;
+  if (messages.length === 0) throw invalidRequest("`messages`: at least one message is required", "messages");
+  if (format !== "messages") return;
+  const list = messages as readonly Message[];
+  for (let at = 0; at < list.length; at++) {
+    if (list[at]?.role !== "system") continue;
+    const why = misplacedSystem(list, at);
+    if (why) throw invalidRequest(`\`messages[${at}].role\`: ${why}`, `messages[${at}].role`);
+  }
+}
