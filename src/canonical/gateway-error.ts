@@ -23,13 +23,20 @@ export class GatewayError extends Error {
   readonly param: string | null;
   /** Whether retrying the same request elsewhere could succeed (drives failover). */
   readonly retryable: boolean;
+  /**
+   * Whether the same call may well succeed when made again shortly (an upstream's 429, 5xx or 529,
+   * a connection failure, a deadline): the same model is retried, and a caller is told to retry.
+   */
+  readonly transient: boolean;
+  /** How long the upstream asked to be left alone (`retry-after-ms` / `retry-after`), ms. */
+  readonly retryAfterMs: number | undefined;
   readonly headers: Record<string, string>;
 
   constructor(
     status: number,
     type: GatewayErrorType,
     message: string,
-    options: { code?: string; param?: string | null; retryable?: boolean; headers?: Record<string, string> } = {},
+    options: { code?: string; param?: string | null; retryable?: boolean; transient?: boolean; retryAfterMs?: number | undefined; headers?: Record<string, string> } = {},
   ) {
     super(message);
     this.name = "GatewayError";
@@ -38,6 +45,8 @@ export class GatewayError extends Error {
     this.code = options.code ?? type;
     this.param = options.param ?? null;
     this.retryable = options.retryable ?? false;
+    this.transient = options.transient ?? false;
+    this.retryAfterMs = options.retryAfterMs;
     this.headers = options.headers ?? {};
   }
 }

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_CONFIG, DEFAULT_ROUTING } from "./default-config.ts";
 import { ENV_NAMES, EnvSchema, type EnvSettings } from "./env-schema.ts";
-import { FileConfigSchema, type Config, type FileConfig, type RoutingConfig, type SmartPlusConfig } from "./schema.ts";
+import { FileConfigSchema, type Config, type FileConfig, type RetryPolicy, type RoutingConfig, type SmartPlusConfig } from "./schema.ts";
 
 /** A bad setting. Start-up prints `message` as one line and exits. */
 export class ConfigError extends Error {
@@ -15,6 +15,8 @@ type Env = Record<string, string | undefined>;
 const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
 const DEFAULT_KEY_CACHE_TTL_MS = 60_000;
 const DEFAULT_UPSTREAM_TIMEOUT_MS = 120_000;
+/** Two retries per request, begun within 15 s, backing off 0.5 s, 1 s, … up to 8 s. */
+const DEFAULT_RETRIES: RetryPolicy = { attempts: 2, budgetMs: 15_000, baseDelayMs: 500, maxDelayMs: 8_000 };
 
 /** What the value of a setting had to be, and the value itself when it is safe to show. */
 function badSetting(name: keyof EnvSettings, value: string): ConfigError {
@@ -153,6 +155,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: file.server?.bodyLimitBytes ?? DEFAULT_BODY_LIMIT,
     keyCacheTtlMs: file.server?.keyCacheTtlMs ?? DEFAULT_KEY_CACHE_TTL_MS,
     upstreamTimeoutMs: file.server?.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+    retries: { ...DEFAULT_RETRIES, ...file.server?.retries },
     providers: file.providers,
     models: file.models,
     tiers: file.tiers,

@@ -305,6 +305,22 @@ export const SmartPlusSchema = t.Object(
   { additionalProperties: false },
 );
 
+/** Same-model retries before the first byte, within a budget per request. */
+export const RetriesSchema = t.Object(
+  {
+    /** Retries per request, over all its candidate models; 0 = only failover. */
+    attempts: t.Optional(t.Integer({ minimum: 0, maximum: 10 })),
+    /** A retry is made only when its wait ends within this long of the request's first call, ms. */
+    budgetMs: t.Optional(t.Integer({ minimum: 0 })),
+    /** The first back-off when the upstream names no wait; doubled per retry of a model, jittered, ms. */
+    baseDelayMs: t.Optional(t.Integer({ minimum: 0 })),
+    /** The longest back-off the gateway chooses itself (an upstream's `retry-after` is honoured as asked), ms. */
+    maxDelayMs: t.Optional(t.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+export type RetryPolicy = Required<Static<typeof RetriesSchema>>;
+
 export const FileConfigSchema = t.Object(
   {
     providers: t.Record(t.String({ minLength: 1 }), ProviderSchema),
@@ -324,6 +340,8 @@ export const FileConfigSchema = t.Object(
           keyCacheTtlMs: t.Optional(t.Integer({ minimum: 0 })),
           /** How long an upstream may take to its first event (stream) or whole body (non-stream), ms. */
           upstreamTimeoutMs: t.Optional(t.Integer({ minimum: 1 })),
+          /** Calling the same model again after a transient failure (429, 5xx, 529, connection), before the first byte. */
+          retries: t.Optional(RetriesSchema),
         },
         { additionalProperties: false },
       ),
@@ -349,6 +367,7 @@ export interface Config {
   readonly bodyLimitBytes: number;
   readonly keyCacheTtlMs: number;
   readonly upstreamTimeoutMs: number;
+  readonly retries: RetryPolicy;
   readonly providers: Readonly<Record<string, Provider>>;
   readonly models: Readonly<Record<string, ModelConfig>>;
   readonly tiers: Readonly<Record<(typeof TIERS)[number], TierConfig>>;

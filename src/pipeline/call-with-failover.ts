@@ -1,9 +1,10 @@
 import type { Effort } from "../canonical/effort.ts";
 import { GatewayError } from "../canonical/gateway-error.ts";
-import type { ModelConfig } from "../config/schema.ts";
+import type { ModelConfig, RetryPolicy } from "../config/schema.ts";
 import type { CircuitBreaker } from "../upstream/circuit-breaker.ts";
 import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
 import { callModel, type ModelAnswer, type ModelCall } from "./call-model.ts";
+import { retryDelay } from "./retry-delay.ts";
 
 export interface Candidate {
   readonly name: string;
@@ -11,10 +12,12 @@ export interface Candidate {
   readonly effort: Effort;
 }
 
-/** What a failed attempt tells whoever watches (breaker, metrics). */
+/** What an attempt tells whoever watches (breaker, metrics). */
 export interface AttemptReport {
   readonly candidate: Candidate;
   readonly error?: GatewayError;
+  /** The failed model is called again after a pause (the failure is not its final outcome). */
+  readonly retrying?: boolean;
 }
 
 export interface Answered {
@@ -28,57 +31,126 @@ export interface FailoverOptions {
   readonly clientHeaders: Headers;
   /** Per-model circuit breaker: an open one skips the model at no cost. */
   readonly breaker?: CircuitBreaker | undefined;
+  /** Same-model retries after transient failures; absent = none. */
+  readonly retries?: RetryPolicy | undefined;
+  /** Waits before a retry; resolves false when the client left meanwhile. Default: a timer that stops when the client leaves. */
+  readonly sleep?: (ms: number, client: Request) => Promise<boolean>;
+  readonly now?: () => number;
   /** Opens a span per attempt (tracing): failed with the reason, ended either way. */
   readonly attemptSpan?: (candidate: Candidate, attempt: number) => { fail(message: string): void; end(): void };
   /** Called after every attempt, successful or not. */
   readonly onAttempt?: (report: AttemptReport) => void;
 }
 
-/** The error when no candidate could answer: the last reason, and no point in the client retrying at once. */
+/** Waits `ms`, or less when the client leaves (false then). */
+function sleepUnlessGone(ms: number, client: Request): Promise<boolean> {
+  const signal = client.signal;
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (waited: boolean) => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", gone);
+      resolve(waited);
+    };
+    const gone = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    signal.addEventListener("abort", gone, { once: true });
+  });
+}
+
+/** When the upstream named no wait, the caller is asked to come back after this long. */
+const DEFAULT_CLIENT_RETRY_MS = 2_000;
+
+/** The wait a caller is given: the upstream's when it named one (`retry-after` in whole seconds, at least one). */
+function retryAfterHeaders(last: GatewayError): Record<string, string> {
+  const ms = Math.ceil(last.retryAfterMs ?? DEFAULT_CLIENT_RETRY_MS);
+  return { "retry-after": String(Math.max(1, Math.ceil(ms / 1000))), "retry-after-ms": String(ms) };
+}
+
+/**
+ * The error when no candidate could answer: the last reason. A transient one (every model busy,
+ * failing or unreachable) tells the SDKs to retry after a pause; otherwise (credentials, an unknown
+ * model, a malformed answer) a retry cannot help and they are told not to.
+ */
 function exhausted(last: GatewayError, tried: number): GatewayError {
   // An upstream's 429 is not the caller's plan limit: to the caller every model is busy.
   const [status, type] = last.status === 429 ? [529, "overloaded_error" as const] : [last.status, last.type];
   const message = tried > 1 ? `all ${tried} candidate models failed; last: ${last.message}` : last.message;
-  return new GatewayError(status, type, message, { code: last.code, headers: { ...last.headers, "x-should-retry": "false" } });
+  const headers = last.transient ? { ...last.headers, ...retryAfterHeaders(last), "x-should-retry": "true" } : { ...last.headers, "x-should-retry": "false" };
+  return new GatewayError(status, type, message, { code: last.code, transient: last.transient, headers });
+}
+
+/** Per request: how many retries are left, and until when one may begin. */
+interface RetryBudget {
+  left: number;
+  readonly until: number;
 }
 
 /**
  * Tries the candidates in order until one answers: for a stream, until its first event is in hand;
- * otherwise, until its whole body is. A failure that another model cannot fix (a bad request, the
- * client gone) ends the search at once. Nothing has reached the client before an answer is returned.
+ * otherwise, until its whole body is. A transient failure (429, 5xx, 529, connection, deadline) calls
+ * the same model again after a back-off that honours the upstream's `retry-after`, while the
+ * request's retry budget (attempts, and time since the first call) lasts; then the next model is
+ * tried. The breaker sees each model's final outcome only. A failure that another model cannot
+ * fix (a bad request, the client gone) ends the search at once. Nothing has reached the client
+ * before an answer is returned.
  */
 export async function callWithFailover(call: ModelCall, candidates: readonly Candidate[], options: FailoverOptions): Promise<Answered> {
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? sleepUnlessGone;
+  const policy = options.retries;
+  const budget: RetryBudget = { left: policy?.attempts ?? 0, until: now() + (policy?.budgetMs ?? 0) };
   let last: GatewayError | undefined;
   let attempts = 0;
   const { breaker } = options;
   for (const candidate of candidates) {
     if (breaker && !breaker.tryAcquire(candidate.name)) continue;
-    attempts++;
-    const span = options.attemptSpan?.(candidate, attempts);
-    try {
-      const provider = options.providers[candidate.model.provider]!;
-      const answer = await callModel(call, candidate.name, candidate.model, candidate.effort, provider, options.clientHeaders);
-      breaker?.recordSuccess(candidate.name);
-      options.onAttempt?.({ candidate });
-      return { answer, candidate, attempts };
-    } catch (error) {
-      if (!(error instanceof GatewayError)) throw error;
-      span?.fail(`${error.status} ${error.type}`);
-      options.onAttempt?.({ candidate, error });
+    for (let retry = 0; ; retry++) {
+      attempts++;
+      const outcome = await attempt(call, candidate, attempts, options);
+      if (!(outcome instanceof GatewayError)) {
+        breaker?.recordSuccess(candidate.name);
+        options.onAttempt?.({ candidate });
+        return { answer: outcome, candidate, attempts };
+      }
+      const error = outcome;
+      const wait = policy && error.transient && budget.left > 0 ? retryDelay(policy, retry, error.retryAfterMs) : undefined;
+      const retrying = wait !== undefined && now() + wait <= budget.until;
+      options.onAttempt?.({ candidate, error, retrying });
+      if (retrying) {
+        budget.left--;
+        if (!(await sleep(wait, call.client))) throw new GatewayError(499, "api_error", "client closed the request");
+        continue;
+      }
       // The model answered (the request was bad) or the client left: not the model's failure.
       if (error.retryable) breaker?.recordFailure(candidate.name);
       else if (error.status !== 499) breaker?.recordSuccess(candidate.name);
       if (!error.retryable) throw error;
       last = error;
-    } finally {
-      span?.end();
+      break;
     }
   }
   if (!last) {
     throw new GatewayError(503, "overloaded_error", "every model of this tier is failing; try again shortly", {
       code: "no_model_available",
-      headers: { "retry-after": "5" },
+      transient: true,
+      headers: { "retry-after": "5", "x-should-retry": "true" },
     });
   }
   throw exhausted(last, attempts);
+}
+
+/** One call of one model: its answer, or the GatewayError it failed with. */
+async function attempt(call: ModelCall, candidate: Candidate, number: number, options: FailoverOptions): Promise<ModelAnswer | GatewayError> {
+  const span = options.attemptSpan?.(candidate, number);
+  try {
+    const provider = options.providers[candidate.model.provider]!;
+    return await callModel(call, candidate.name, candidate.model, candidate.effort, provider, options.clientHeaders);
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    span?.fail(`${error.status} ${error.type}`);
+    return error;
+  } finally {
+    span?.end();
+  }
 }

@@ -182,14 +182,15 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
     providers: deps.providers,
     clientHeaders: s.request.headers,
     breaker: deps.routing?.breaker,
+    retries: deps.config.retries,
     attemptSpan: (candidate, attempt) => span.child("upstream attempt", { "routelane.model": candidate.name, "routelane.attempt": attempt }),
     onAttempt: (report) => {
       fields.attempts = (fields.attempts ?? 0) + 1;
       fields.model = report.candidate.name;
       // Should no model answer, the error names the one tried last.
-      if (report.error) setHeaders({ ...lease.headers, ...routerHeaders(format, requestId, tier, report.candidate.name, report.candidate.effort, route.source) });
+      if (report.error && !report.retrying) setHeaders({ ...lease.headers, ...routerHeaders(format, requestId, tier, report.candidate.name, report.candidate.effort, route.source) });
       deps.metrics?.upstreamAttempt(report.candidate.name, report.error ? "error" : "ok");
-      if (report.error?.retryable) deps.metrics?.failover(report.candidate.name);
+      if (report.error?.retryable && !report.retrying) deps.metrics?.failover(report.candidate.name);
     },
   });
   fields.attempts = attempts;

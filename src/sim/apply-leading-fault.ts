@@ -15,6 +15,9 @@ export async function applyLeadingFault(
     // The client is gone; nobody reads this, it only ends the handler.
     if (!waited) return new Response(null, { status: 499 });
   }
-  if (fault.status !== undefined) return renderError(fault.status, fault.message);
-  return null;
+  if (fault.status === undefined) return null;
+  const response = renderError(fault.status, fault.message);
+  if (fault.retryAfter !== undefined) response.headers.set("retry-after", fault.retryAfter);
+  if (fault.retryAfterMs !== undefined) response.headers.set("retry-after-ms", String(fault.retryAfterMs));
+  return response;
 }

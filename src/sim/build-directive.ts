@@ -41,6 +41,17 @@ export function buildDirective(pairs: readonly DirectivePair[], model: string): 
       case "malformedAt":
         directive.malformedAt = toCount(value);
         break;
+      case "times":
+        directive.times = toCount(value);
+        break;
+      case "retry-after":
+      case "retryAfter":
+        directive.retryAfter = String(value);
+        break;
+      case "retry-after-ms":
+      case "retryAfterMs":
+        directive.retryAfterMs = toCount(value);
+        break;
       case "words":
         directive.words = toCount(value);
         break;

@@ -2,6 +2,7 @@ import { applyLeadingFault } from "./apply-leading-fault.ts";
 import { makeId } from "./make-id.ts";
 import { planAnswer } from "./plan-answer.ts";
 import { readControls } from "./read-controls.ts";
+import { spendFaultTimes } from "./spend-fault-times.ts";
 import type { ReadResult, SimAnswer, SimDirective, SimInput, SimRequest } from "./types.ts";
 
 /** Renders an error in the called API's shape; `param`/`code` are used where the shape has them. */
@@ -37,7 +38,9 @@ export async function prepareAnswer<T extends SimInput>(
   const input = read.value;
   const refusal = options.check?.(input);
   if (refusal) return renderError(400, refusal, requestId);
-  const { fault, text } = readControls(req, input.model, input.userText);
+  const controls = readControls(req, input.model, input.userText);
+  const fault = spendFaultTimes(controls.fault, req.faultCounts, `${input.model}:${req.seed}`);
+  const text = controls.text;
   const early = await applyLeadingFault(fault, req.signal, (status, message) => renderError(status, message, requestId));
   if (early) return early;
   return { requestId, input, fault, answer: planAnswer(input, fault, text) };

@@ -21,6 +21,8 @@ export interface SimReceived {
 
 export interface SimContext {
   faults: Readonly<Record<string, Fault>>;
+  /** Faults with `times` played so far (see SimRequest). */
+  faultCounts: Map<string, number>;
   /** Where received requests go; null when not recording. */
   received: SimReceived[] | null;
   modelIds: readonly string[];
@@ -87,7 +89,7 @@ export async function routeRequest(request: Request, ctx: SimContext): Promise<R
   }
   const seed = hashSeed(raw);
   try {
-    return await route.handle({ body, invalidJson, raw, seed, headers: request.headers, signal: request.signal, faults: ctx.faults });
+    return await route.handle({ body, invalidJson, raw, seed, headers: request.headers, signal: request.signal, faults: ctx.faults, faultCounts: ctx.faultCounts });
   } catch (err) {
     const message = err instanceof Error ? `Simulated upstream failed: ${err.message}` : "Simulated upstream failed.";
     return renderError(route.shape, 500, message, makeId("req_sim", seed));

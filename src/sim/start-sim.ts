@@ -36,6 +36,7 @@ export async function startSim(options: SimOptions = {}): Promise<SimServer> {
   const received: SimReceived[] = [];
   const ctx: SimContext = {
     faults,
+    faultCounts: new Map(),
     received: options.record ? received : null,
     modelIds: [...new Set([...DEFAULT_MODEL_IDS, ...Object.keys(faults)])],
   };

@@ -39,6 +39,11 @@ export interface SimInput {
 
 /** Per-request controls: a fault plus the answer-shaping keys only directives and the header carry. */
 export interface SimDirective extends Fault {
+  /** `status` applies to the first N requests with this body for this model only; later ones are answered. */
+  times?: number;
+  /** `retry-after` / `retry-after-ms` on the error response of `status`, as written. */
+  retryAfter?: string;
+  retryAfterMs?: number;
   words?: number;
   tools?: string[];
   args?: Record<string, unknown>;
@@ -74,6 +79,8 @@ export interface SimRequest {
   headers: Headers;
   signal: AbortSignal;
   faults: Readonly<Record<string, Fault>>;
+  /** Faults with `times` played so far, by model and request body (one map per sim server). */
+  faultCounts: Map<string, number>;
 }
 
 /** What a request reader returns: the value, or the message of a 400. */

@@ -8,7 +8,7 @@ import type { AbortCause } from "./create-call-guard.ts";
 export function callFailure(error: unknown, timeoutMs: number, cause: AbortCause | undefined): GatewayError {
   if (error instanceof GatewayError) return error;
   if (cause === "client") return new GatewayError(499, "api_error", "client closed the request");
-  if (cause === "deadline") return new GatewayError(504, "timeout_error", `upstream did not answer within ${timeoutMs} ms`, { retryable: true });
+  if (cause === "deadline") return new GatewayError(504, "timeout_error", `upstream did not answer within ${timeoutMs} ms`, { retryable: true, transient: true });
   const reason = error instanceof Error ? error.message : String(error);
-  return new GatewayError(502, "api_error", `upstream unreachable: ${reason}`, { retryable: true });
+  return new GatewayError(502, "api_error", `upstream unreachable: ${reason}`, { retryable: true, transient: true });
 }

@@ -1,5 +1,6 @@
 import { GatewayError } from "../canonical/gateway-error.ts";
 import { isJsonObject } from "./effort-result.ts";
+import { readRetryAfter } from "./read-retry-after.ts";
 
 /** The message inside an upstream error body of either shape (Messages or OpenAI), if there is one. */
 export function upstreamErrorMessage(body: unknown): string | undefined {
@@ -16,25 +17,31 @@ function parse(text: string): unknown {
   }
 }
 
+/** The upstream statuses worth calling the same model again for, after a pause. */
+const TRANSIENT = new Set([408, 429, 500, 502, 503, 504, 529]);
+
 /**
  * Maps an upstream failure onto the gateway's error. The caller's own key was fine, so upstream
  * authentication failures are the gateway's problem (502), never the caller's 401/403.
- * `retryable` says whether another candidate model may succeed.
+ * `retryable` says whether another candidate model may succeed, `transient` whether the same one
+ * may after a pause (as long as `retry-after-ms` / `retry-after` in `upstreamHeaders` asks).
  */
-export function classifyUpstreamError(status: number, bodyText: string, retryAfter: string | null): GatewayError {
+export function classifyUpstreamError(status: number, bodyText: string, upstreamHeaders: Headers | null): GatewayError {
   const message = upstreamErrorMessage(parse(bodyText));
   const detail = message ? `: ${message}` : "";
+  const retryAfter = upstreamHeaders?.get("retry-after");
   const headers: Record<string, string> = retryAfter ? { "retry-after": retryAfter } : {};
+  const retry = TRANSIENT.has(status) ? { retryable: true, transient: true, retryAfterMs: readRetryAfter(upstreamHeaders) } : { retryable: true };
   if (status === 400 || status === 422) return new GatewayError(400, "invalid_request_error", message ?? "upstream rejected the request");
   if (status === 401 || status === 403) {
-    return new GatewayError(502, "upstream_error", `upstream refused the gateway's credentials (${status})`, { retryable: true });
+    return new GatewayError(502, "upstream_error", `upstream refused the gateway's credentials (${status})`, retry);
   }
-  if (status === 404) return new GatewayError(404, "not_found_error", `upstream: not found${detail}`, { retryable: true });
+  if (status === 404) return new GatewayError(404, "not_found_error", `upstream: not found${detail}`, retry);
   if (status === 413) return new GatewayError(413, "request_too_large", message ?? "request too large for the upstream");
-  if (status === 429) return new GatewayError(429, "rate_limit_error", `upstream rate limit${detail}`, { retryable: true, headers });
-  if (status === 408 || status === 504) return new GatewayError(504, "timeout_error", `upstream timed out${detail}`, { retryable: true });
+  if (status === 429) return new GatewayError(429, "rate_limit_error", `upstream rate limit${detail}`, { ...retry, headers });
+  if (status === 408 || status === 504) return new GatewayError(504, "timeout_error", `upstream timed out${detail}`, retry);
   if (status === 529 || status === 503) {
-    return new GatewayError(529, "overloaded_error", `upstream overloaded${detail}`, { retryable: true, headers });
+    return new GatewayError(529, "overloaded_error", `upstream overloaded${detail}`, { ...retry, headers });
   }
-  return new GatewayError(502, "api_error", `upstream error ${status}${detail}`, { retryable: true });
+  return new GatewayError(502, "api_error", `upstream error ${status}${detail}`, retry);
 }

@@ -3,12 +3,14 @@ import type { FileConfig } from "../../src/config/schema.ts";
 
 /**
  * The default config for tests of one part that need every request to reach the upstream: the
- * response cache off (an identical body would otherwise be answered from it), and breakers that
- * do not open under a test's run of injected faults.
+ * response cache off (an identical body would otherwise be answered from it), breakers that do
+ * not open under a test's run of injected faults, and no same-model retries (an injected fault
+ * fails its call at once and the next model is tried; test/http/retries.test.ts covers retries).
  */
 export const UNCACHED_CONFIG: FileConfig = {
   ...DEFAULT_CONFIG,
   responseCache: { enabled: false },
+  server: { retries: { attempts: 0 } },
   routing: { ...DEFAULT_ROUTING, breaker: { failureThreshold: 1_000_000, coolDownMs: 1_000 } },
 };
 

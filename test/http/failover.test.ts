@@ -19,7 +19,7 @@ const CONFIG: FileConfig = {
     "second-choice": { ...DEFAULT_CONFIG.models["sim-normal"]!, upstreamId: "second-choice", apis: ["responses"] },
   },
   tiers: { ...DEFAULT_CONFIG.tiers, normal: { ...DEFAULT_CONFIG.tiers.normal, models: ["first-choice", "second-choice"] } },
-  server: { upstreamTimeoutMs: 400 },
+  server: { ...UNCACHED_CONFIG.server, upstreamTimeoutMs: 400 },
 };
 
 const PATHS: Readonly<Record<WireFormat, string>> = { messages: "/v1/messages", chat: "/v1/chat/completions", responses: "/v1/responses" };
@@ -71,7 +71,9 @@ describe.each(WIRE_FORMATS)("%s client", (format) => {
       const response = await call(format, stream, "status=503");
       const body = (await response.json()) as { type?: string; error: { type: string; message: string } };
       expect(response.status).toBe(format === "messages" ? 529 : 503);
-      expect(response.headers.get("x-should-retry")).toBe("false");
+      // Every model overloaded: a retry in a moment may well succeed, and the SDKs are told so.
+      expect(response.headers.get("x-should-retry")).toBe("true");
+      expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       expect(body.error.type).toBe("overloaded_error");
       expect(body.error.message).toStartWith("all 2 candidate models failed; last:");
       if (format === "messages") expect(body.type).toBe("error");

@@ -73,7 +73,6 @@ function generator(seed: number) {
       () => "image",
       () => "{not json",
       () => "data:image/png;base64,AAAA",
-      () => "[sim status=500]",
       () => String.fromCharCode(...Array.from({ length: int(40) }, () => int(0xd7ff))),
     ])();
   const number = (): number | string =>

@@ -11,7 +11,7 @@ let anthropic: Anthropic;
 let openai: OpenAI;
 
 beforeAll(async () => {
-  gw = await startTestGateway({ fileConfig: { ...UNCACHED_CONFIG, server: { upstreamTimeoutMs: 1000 } } });
+  gw = await startTestGateway({ fileConfig: { ...UNCACHED_CONFIG, server: { ...UNCACHED_CONFIG.server, upstreamTimeoutMs: 1000 } } });
   ({ key } = await gw.account("Enterprise"));
   anthropic = new Anthropic({ baseURL: gw.url, apiKey: key, maxRetries: 0 });
   openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });

@@ -203,3 +203,21 @@ describe("fault sources", () => {
     expect(chatConfigured.json).toMatchObject({ error: { message: "configured overload", type: "server_error" } });
   });
 });
+
+describe("times and retry headers", () => {
+  test("times=2 fails the first two identical requests for a model, then answers", async () => {
+    const body = chat("twice [sim status=503 times=2]", "gpt-times");
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await postJson(sim, "/v1/chat/completions", body)).status);
+    expect(statuses).toEqual([503, 503, 200]);
+    // Another model, or another body, counts on its own.
+    expect((await postJson(sim, "/v1/chat/completions", chat("twice [sim status=503 times=2]", "gpt-times-2"))).status).toBe(503);
+  });
+
+  test("retry-after and retry-after-ms are set on the error as written", async () => {
+    const res = await postJson(sim, "/v1/messages", messages("wait [sim status=429 retry-after=2 retry-after-ms=1500]"));
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("2");
+    expect(res.headers.get("retry-after-ms")).toBe("1500");
+  });
+});

@@ -33,6 +33,16 @@ describe("classifyUpstreamError", () => {
   });
 
   test("retry-after is carried on 429", () => {
-    expect(classifyUpstreamError(429, "", "3").headers).toEqual({ "retry-after": "3" });
+    expect(classifyUpstreamError(429, "", new Headers({ "retry-after": "3" })).headers).toEqual({ "retry-after": "3" });
+  });
+
+  test("429, 500, 502, 503, 504, 529 (and 408) are transient, with the wait the upstream asked for", () => {
+    for (const status of [408, 429, 500, 502, 503, 504, 529]) {
+      const error = classifyUpstreamError(status, "", new Headers({ "retry-after-ms": "1500", "retry-after": "9" }));
+      expect([status, error.transient, error.retryAfterMs]).toEqual([status, true, 1500]);
+    }
+    expect(classifyUpstreamError(503, "", new Headers({ "retry-after": "2" })).retryAfterMs).toBe(2000);
+    expect(classifyUpstreamError(503, "", null).retryAfterMs).toBeUndefined();
+    for (const status of [400, 401, 403, 404, 413, 422, 501]) expect([status, classifyUpstreamError(status, "", null).transient]).toEqual([status, false]);
   });
 });

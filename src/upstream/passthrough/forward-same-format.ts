@@ -38,7 +38,7 @@ async function openUpstream(request: ForwardRequest, signal: AbortSignal): Promi
   const response = await fetch(request.url, { method: "POST", headers: request.headers, body: request.body, signal });
   if (!response.ok) {
     const text = await response.text().catch(() => "");
-    throw classifyUpstreamError(response.status, text, response.headers.get("retry-after"));
+    throw classifyUpstreamError(response.status, text, response.headers);
   }
   return response;
 }

@@ -57,7 +57,7 @@ export async function forwardTranslated(request: TranslatedRequest): Promise<Tra
     const response = await fetch(request.url, { method: "POST", headers: request.headers, body: request.body, signal: upstream.signal });
     if (!response.ok) {
       const text = await response.text().catch(() => "");
-      throw classifyUpstreamError(response.status, text, response.headers.get("retry-after"));
+      throw classifyUpstreamError(response.status, text, response.headers);
     }
     return request.stream ? await startStream(response, request) : await readAnswer(response, request);
   } catch (error) {
