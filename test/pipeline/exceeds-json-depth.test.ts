@@ -24,17 +24,19 @@ function depthOf(value: Json): number {
 }
 
 describe("exceedsJsonDepth agrees with the parsed document's depth", () => {
-  test("2,000 generated documents, limits around their depth (fixed seed)", () => {
+  test("1,000 generated documents, limits around their depth (fixed seed)", () => {
     const next = random(42);
     const int = (n: number) => Math.floor(next() * n);
     const string = () => Array.from({ length: int(6) }, () => TRICKY[int(TRICKY.length)]!).join("");
     const value = (depth: number, target: number): Json => {
       if (depth >= target) return [null, true, 1.5, string()][int(4)]!;
       const size = 1 + int(3);
-      const children = Array.from({ length: size }, (_, i) => value(depth + 1, i === 0 ? target : int(target + 1)));
+      // The first child reaches the target depth; its siblings stay shallow, so a document grows
+      // with its depth, not exponentially.
+      const children = Array.from({ length: size }, (_, i) => value(depth + 1, i === 0 ? target : Math.min(target, depth + 1 + int(3))));
       return next() < 0.5 ? children : Object.fromEntries(children.map((child) => [string(), child]));
     };
-    for (let i = 0; i < 2000; i++) {
+    for (let i = 0; i < 1000; i++) {
       const doc = value(0, int(40));
       const text = JSON.stringify(doc, null, next() < 0.3 ? 1 : undefined);
       const depth = depthOf(doc);
@@ -43,7 +45,7 @@ describe("exceedsJsonDepth agrees with the parsed document's depth", () => {
         expect(exceedsJsonDepth(text, limit), `${text.slice(0, 120)} (depth ${depth}, limit ${limit})`).toBe(depth > limit);
       }
     }
-  });
+  }, 30_000);
 
   test("a string that never closes cannot nest anything", () => {
     expect(exceedsJsonDepth('["' + "[".repeat(1000), 10)).toBe(false);
