@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { runCheckConfig } from "./check-config.ts";
 
 const USAGE = `Usage: bun run admin <command> [options]
 
@@ -13,13 +14,15 @@ Commands:
   keys list ACCOUNT_ID                                      list keys (display prefixes only)
   keys revoke KEY_ID
   usage ACCOUNT_ID [--month YYYY-MM]                        usage by tier and model (default: this month, UTC)
+  check-config [FILE]                                       validate a config (default $ROUTELANE_CONFIG, else the
+                                                            built-in one) and call each provider's models endpoint
   help
 
 Options:
   --json        print the API's JSON answer instead of text
   --url URL     gateway address (default $ROUTELANE_URL or http://127.0.0.1:8787)
 
-Environment: ROUTELANE_ADMIN_TOKEN (required), ROUTELANE_URL.`;
+Environment: ROUTELANE_ADMIN_TOKEN (required but for check-config), ROUTELANE_URL.`;
 
 const DEFAULT_URL = "http://127.0.0.1:8787";
 
@@ -172,6 +175,8 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
       io.out(USAGE);
       return 0;
     }
+    // Reads a file and calls the providers: no gateway, no admin token.
+    if (group === "check-config") return await runCheckConfig(positionals[1], env, io);
     const token = env.ROUTELANE_ADMIN_TOKEN;
     if (!token) throw new CliError("ROUTELANE_ADMIN_TOKEN is not set", 2);
     const api = createApi(values.url ?? (env.ROUTELANE_URL || DEFAULT_URL), token);

@@ -31,7 +31,7 @@ function authHeaders(provider: Provider, env: Record<string, string | undefined>
  * a `sim` provider without one points at the in-process simulated upstream (`simUrl`).
  */
 export function resolveProviders(
-  config: Config,
+  config: Pick<Config, "providers">,
   env: Record<string, string | undefined>,
   simUrl: string | undefined,
 ): Record<string, ResolvedProvider> {
