@@ -34,6 +34,5 @@ export function encodeChatResponse(response: CanonicalResponse, ctx: EncodeConte
     model: ctx.model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: mapStopReason(response.stopReason) }],
     usage: mapUsage(response.usage),
-    system_fingerprint: null,
   };
 }

@@ -9,7 +9,8 @@ import type { JsonObject } from "./read-fields.ts";
 function encodeOutputBlock(part: OutputPart): JsonObject {
   switch (part.type) {
     case "text":
-      return { type: "text", text: part.text, citations: null };
+      // No `citations` key: the API leaves it out when there are none, and strict clients reject null.
+      return { type: "text", text: part.text };
     case "thinking":
       return { type: "thinking", thinking: part.text, signature: part.signature ?? "" };
     case "redacted_thinking":
@@ -23,11 +24,6 @@ function encodeOutputBlock(part: OutputPart): JsonObject {
   }
 }
 
-/** A refusal carries its details object; the category is unknown across formats. */
-export function stopDetails(stopReason: string): JsonObject | null {
-  return stopReason === "refusal" ? { type: "refusal", category: null, explanation: null } : null;
-}
-
 /** The canonical answer → a Messages `Message` body, showing the tier as `model`. */
 export function encodeMessagesResponse(response: CanonicalResponse, ctx: EncodeContext): JsonObject {
   const stop = stopReasonToMessages(response.stopReason);
@@ -39,8 +35,8 @@ export function encodeMessagesResponse(response: CanonicalResponse, ctx: EncodeC
     content: response.content.map(encodeOutputBlock),
     stop_reason: stop.stop_reason,
     stop_sequence: stop.stop_sequence,
-    stop_details: stopDetails(stop.stop_reason),
-    container: null,
+    // A refusal's category is not known across formats: no details, as the API sends when it has none.
+    stop_details: null,
     usage: usageToMessages(response.usage),
   };
 }

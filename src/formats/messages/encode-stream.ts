@@ -2,7 +2,6 @@ import { gatewayErrorOf } from "../../canonical/gateway-error.ts";
 import type { BlockStart, StreamError, StreamEvent } from "../../canonical/stream-event.ts";
 import { ZERO_USAGE, type Usage } from "../../canonical/usage.ts";
 import type { EncodeContext, StreamEncoder } from "../client-format.ts";
-import { stopDetails } from "./encode-response.ts";
 import { encodeMessagesStreamError } from "./encode-stream-error.ts";
 import { stopReasonToMessages } from "./map-stop-reason.ts";
 import { usageToMessages } from "./map-usage.ts";
@@ -52,13 +51,18 @@ function messageStart(ctx: EncodeContext, id: string, usage: Usage = ZERO_USAGE)
       stop_reason: null,
       stop_sequence: null,
       stop_details: null,
-      container: null,
-      // Upstreams that count only at the end show zeros here; message_delta carries the totals.
-      usage: usageToMessages(usage),
+      // Upstreams that count only at the end show zeros here; message_delta carries the totals
+      // (and the thinking count, which message_start never has).
+      usage: startUsage(usage),
     },
   });
 }
 
+
+function startUsage(usage: Usage): Record<string, unknown> {
+  const { output_tokens_details: _thinking, ...rest } = usageToMessages(usage);
+  return rest;
+}
 
 function errorFrame(error: StreamError): string {
   return encodeMessagesStreamError(gatewayErrorOf(error.status, error.type, error.message));
@@ -107,11 +111,8 @@ function onFinish(state: MessagesStreamState, event: Extract<StreamEvent, { type
   }
   const stop = stopReasonToMessages(event.stopReason);
   // message_delta carries the counts only, as the API sends them.
-  const { cache_creation: _split, server_tool_use: _tools, service_tier: _tier, inference_geo: _geo, ...usage } = usageToMessages(event.usage);
-  text += frame("message_delta", {
-    delta: { ...stop, stop_details: stopDetails(stop.stop_reason), container: null },
-    usage,
-  });
+  const { cache_creation: _split, service_tier: _tier, ...usage } = usageToMessages(event.usage);
+  text += frame("message_delta", { delta: { ...stop, stop_details: null }, usage });
   text += frame("message_stop", {});
   return [{ ...next, current: null, phase: "done" }, text];
 }

@@ -26,7 +26,11 @@ export function usageFromMessages(raw: unknown, base: Usage = ZERO_USAGE): Usage
   };
 }
 
-/** Canonical usage → the Messages `usage` object (input without cache reads and writes). */
+/**
+ * Canonical usage → the Messages `usage` object of an answer (input without cache reads and
+ * writes), with the keys the API sends; `server_tool_use` and `inference_geo` are left out, as
+ * the API does when they do not apply (never null).
+ */
 export function usageToMessages(usage: Usage): JsonObject {
   return {
     input_tokens: Math.max(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens),
@@ -36,8 +40,6 @@ export function usageToMessages(usage: Usage): JsonObject {
     cache_creation: { ephemeral_5m_input_tokens: usage.cacheWriteTokens, ephemeral_1h_input_tokens: 0 },
     output_tokens: usage.outputTokens,
     output_tokens_details: { thinking_tokens: usage.reasoningTokens },
-    server_tool_use: null,
     service_tier: "standard",
-    inference_geo: null,
   };
 }

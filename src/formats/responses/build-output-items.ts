@@ -60,7 +60,8 @@ export function buildResponseObject(envelope: ResponseEnvelope, ctx: EncodeConte
     id: envelope.id,
     object: "response",
     created_at: ctx.created,
-    completed_at: envelope.status === "completed" ? ctx.created : null,
+    // Left out until the response completes: a finished response never has it null.
+    ...(envelope.status === "completed" ? { completed_at: ctx.created } : {}),
     status: envelope.status,
     background: false,
     error: null,
@@ -71,7 +72,8 @@ export function buildResponseObject(envelope: ResponseEnvelope, ctx: EncodeConte
     output: envelope.output,
     parallel_tool_calls: true,
     previous_response_id: null,
-    reasoning: { effort: null, summary: null },
+    // The effort the gateway chose is in `x-router-effort`; the API never sends it null.
+    reasoning: { summary: null },
     store: false,
     temperature: 1,
     text: { format: { type: "text" } },

@@ -141,7 +141,7 @@ function stopItem(state: ResponsesEncodeState, index: number): string {
     out += frame(state, "response.content_part.done", { ...at, content_index: 0, part: outputTextPart(item.body) });
     finished = messageItem(item.itemId, [item.body], "completed");
   } else if (item.kind === "tool_call") {
-    out += frame(state, "response.function_call_arguments.done", { ...at, name: item.name, arguments: item.body });
+    out += frame(state, "response.function_call_arguments.done", { ...at, arguments: item.body });
     finished = functionCallItem(item.itemId, item.callId, item.name, item.body, "completed");
   } else {
     if (item.summaryOpen) {

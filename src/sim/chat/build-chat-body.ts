@@ -53,6 +53,5 @@ export function buildChatBody(input: ChatInput, answer: SimAnswer, created: numb
     choices: Array.from({ length: input.choices }, (_, index) => ({ index, message, logprobs: null, finish_reason: chatFinishReason(answer.stop) })),
     usage: chatUsage(input, answer),
     service_tier: "default",
-    system_fingerprint: null,
   };
 }

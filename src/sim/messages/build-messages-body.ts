@@ -43,9 +43,7 @@ export function messagesUsage(input: MessagesInput, outputTokens: number, thinki
     cache_creation: { ephemeral_5m_input_tokens: cacheWrite, ephemeral_1h_input_tokens: 0 },
     output_tokens: outputTokens,
     output_tokens_details: { thinking_tokens: thinkingTokens },
-    server_tool_use: null,
     service_tier: "standard",
-    inference_geo: null,
   };
 }
 
@@ -54,7 +52,8 @@ export function buildMessagesBody(input: MessagesInput, answer: SimAnswer): Reco
   const blocks = messagesBlocks(input, answer);
   const content: Record<string, unknown>[] = [];
   if (blocks.thinking) content.push({ type: "thinking", thinking: blocks.thinking.text, signature: blocks.thinking.signature });
-  if (blocks.text !== "") content.push({ type: "text", text: blocks.text, citations: null });
+  // No `citations` key when there are none, as the API sends it.
+  if (blocks.text !== "") content.push({ type: "text", text: blocks.text });
   for (const use of blocks.toolUses) content.push({ type: "tool_use", id: use.id, name: use.name, input: use.input });
   return {
     id: makeId("msg_", input.seed),
@@ -65,7 +64,6 @@ export function buildMessagesBody(input: MessagesInput, answer: SimAnswer): Reco
     stop_reason: messagesStopReason(answer.stop),
     stop_sequence: answer.stopSequence,
     stop_details: null,
-    container: null,
     usage: messagesUsage(input, answer.outputTokens, answer.reasoningTokens),
   };
 }

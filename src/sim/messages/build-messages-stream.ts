@@ -14,7 +14,8 @@ const MESSAGE_STOP = sseFrame("message_stop", { type: "message_stop" });
  */
 export function buildMessagesStream(input: MessagesInput, answer: SimAnswer): string[] {
   const blocks = messagesBlocks(input, answer);
-  const usage = messagesUsage(input, 1, 0);
+  // message_start never carries the thinking count: it comes with message_delta.
+  const { output_tokens_details: _thinking, ...usage } = messagesUsage(input, 1, 0);
   const frames: string[] = [
     sseFrame("message_start", {
       type: "message_start",
@@ -27,7 +28,6 @@ export function buildMessagesStream(input: MessagesInput, answer: SimAnswer): st
         stop_reason: null,
         stop_sequence: null,
         stop_details: null,
-        container: null,
         usage,
       },
     }),
@@ -65,7 +65,7 @@ export function buildMessagesStream(input: MessagesInput, answer: SimAnswer): st
   frames.push(
     sseFrame("message_delta", {
       type: "message_delta",
-      delta: { stop_reason: messagesStopReason(answer.stop), stop_sequence: answer.stopSequence, stop_details: null, container: null },
+      delta: { stop_reason: messagesStopReason(answer.stop), stop_sequence: answer.stopSequence, stop_details: null },
       usage: {
         input_tokens: final.input_tokens,
         cache_creation_input_tokens: final.cache_creation_input_tokens,

@@ -69,7 +69,8 @@ export function buildResponseObject(input: ResponsesInput, state: ResponseState)
     id: makeId("resp_", input.seed),
     object: "response",
     created_at: state.createdAt,
-    completed_at: state.status === "completed" ? state.createdAt : null,
+    // Left out until the response completes, never null in a finished response.
+    ...(state.status === "completed" ? { completed_at: state.createdAt } : {}),
     status: state.status,
     background: false,
     error: null,
@@ -80,7 +81,8 @@ export function buildResponseObject(input: ResponsesInput, state: ResponseState)
     output: state.output,
     parallel_tool_calls: body.parallel_tool_calls ?? true,
     previous_response_id: body.previous_response_id ?? null,
-    reasoning: { effort: reasoning.effort ?? null, summary: reasoning.summary ?? null },
+    // The API names the effort it ran at, never null: left out when the request did not set one.
+    reasoning: { ...(typeof reasoning.effort === "string" ? { effort: reasoning.effort } : {}), summary: reasoning.summary ?? null },
     service_tier: "default",
     store: body.store ?? true,
     temperature: body.temperature ?? 1,

@@ -46,7 +46,7 @@ export function buildResponsesStream(input: ResponsesInput, answer: SimAnswer, c
       const args = typeof item.arguments === "string" ? item.arguments : "{}";
       const at = { item_id: itemId, output_index: outputIndex };
       for (const delta of splitJson(args)) emit("response.function_call_arguments.delta", { ...at, delta });
-      emit("response.function_call_arguments.done", { ...at, name: item.name, arguments: args });
+      emit("response.function_call_arguments.done", { ...at, arguments: args });
     }
     emit("response.output_item.done", { output_index: outputIndex, item });
   }

@@ -24,7 +24,6 @@ describe("encodeChatResponse", () => {
         prompt_tokens_details: { cached_tokens: 60, cache_write_tokens: 0 },
         completion_tokens_details: { reasoning_tokens: 10 },
       },
-      system_fingerprint: null,
     });
   });
 

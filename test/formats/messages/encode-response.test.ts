@@ -31,14 +31,13 @@ describe("encodeMessagesResponse", () => {
       content: [
         { type: "thinking", thinking: "Plan.", signature: "sig" },
         { type: "redacted_thinking", data: "opaque" },
-        { type: "text", text: "Calling.", citations: null },
+        { type: "text", text: "Calling." },
         { type: "tool_use", id: "toolu_a", name: "get_weather", input: { city: "Paris" } },
         { type: "tool_use", id: "toolu_b", name: "get_time", input: {} },
       ],
       stop_reason: "tool_use",
       stop_sequence: null,
       stop_details: null,
-      container: null,
       usage: {
         input_tokens: 50,
         cache_creation_input_tokens: 150,
@@ -46,9 +45,7 @@ describe("encodeMessagesResponse", () => {
         cache_creation: { ephemeral_5m_input_tokens: 150, ephemeral_1h_input_tokens: 0 },
         output_tokens: 95,
         output_tokens_details: { thinking_tokens: 30 },
-        server_tool_use: null,
         service_tier: "standard",
-        inference_geo: null,
       },
     });
   });
@@ -58,9 +55,9 @@ describe("encodeMessagesResponse", () => {
     [{ unified: "max_tokens", raw: "length" }, "max_tokens", null, null],
     [{ unified: "stop_sequence", raw: "stop_sequence", stopSequence: "END" }, "stop_sequence", "END", null],
     [{ unified: "tool_use", raw: "tool_calls" }, "tool_use", null, null],
-    [{ unified: "refusal", raw: "refusal" }, "refusal", null, { type: "refusal", category: null, explanation: null }],
+    [{ unified: "refusal", raw: "refusal" }, "refusal", null, null],
     [{ unified: "pause_turn", raw: "pause_turn" }, "pause_turn", null, null],
-    [{ unified: "content_filter", raw: "content_filter" }, "refusal", null, { type: "refusal", category: null, explanation: null }],
+    [{ unified: "content_filter", raw: "content_filter" }, "refusal", null, null],
   ];
   test.each(stops)("stop case %#: → %s", (stopReason, reason, sequence, details) => {
     const body = encodeMessagesResponse({ ...RESPONSE, stopReason }, CTX);

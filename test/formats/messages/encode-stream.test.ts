@@ -46,17 +46,13 @@ describe("messagesStreamEncoder", () => {
         stop_reason: null,
         stop_sequence: null,
         stop_details: null,
-        container: null,
         usage: {
           input_tokens: 50,
           cache_creation_input_tokens: 150,
           cache_read_input_tokens: 1000,
           cache_creation: { ephemeral_5m_input_tokens: 150, ephemeral_1h_input_tokens: 0 },
           output_tokens: 1,
-          output_tokens_details: { thinking_tokens: 0 },
-          server_tool_use: null,
           service_tier: "standard",
-          inference_geo: null,
         },
       },
     });
@@ -67,7 +63,7 @@ describe("messagesStreamEncoder", () => {
     expect(data[11]).toEqual({ type: "content_block_delta", index: 2, delta: { type: "input_json_delta", partial_json: '{"city":' } });
     expect(data.at(-2)).toEqual({
       type: "message_delta",
-      delta: { stop_reason: "tool_use", stop_sequence: null, stop_details: null, container: null },
+      delta: { stop_reason: "tool_use", stop_sequence: null, stop_details: null },
       usage: { input_tokens: 50, cache_creation_input_tokens: 150, cache_read_input_tokens: 1000, output_tokens: 95, output_tokens_details: { thinking_tokens: 30 } },
     });
     expect(text.endsWith('event: message_stop\ndata: {"type":"message_stop"}\n\n')).toBe(true);
@@ -116,7 +112,7 @@ describe("messagesStreamEncoder", () => {
     expect(dataTypes(text)).toEqual(["message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"]);
   });
 
-  test("redacted thinking is complete at its start; refusal carries stop_details", () => {
+  test("redacted thinking is complete at its start; a refusal has no details to give", () => {
     const data = datas(
       encode([
         { type: "start", id: "m", model: "x" },
@@ -126,7 +122,7 @@ describe("messagesStreamEncoder", () => {
       ]),
     );
     expect(data[1]).toEqual({ type: "content_block_start", index: 0, content_block: { type: "redacted_thinking", data: "opaque" } });
-    expect(data[3]?.delta).toEqual({ stop_reason: "refusal", stop_sequence: null, stop_details: { type: "refusal", category: null, explanation: null }, container: null });
+    expect(data[3]?.delta).toEqual({ stop_reason: "refusal", stop_sequence: null, stop_details: null });
   });
 
   test("an error after the first byte is the format's error event and nothing follows; no message_stop", () => {

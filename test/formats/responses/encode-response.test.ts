@@ -77,7 +77,7 @@ describe("encodeResponsesResponse", () => {
       const body = encodeResponsesResponse(response([{ type: "text", text: "x" }], c.stop), ctx);
       expect(body.status).toBe(c.status);
       expect(body.incomplete_details).toEqual(c.incomplete);
-      expect(body.completed_at).toBe(c.status === "completed" ? ctx.created : null);
+      expect(body.completed_at).toBe(c.status === "completed" ? ctx.created : undefined);
     });
   }
 });
