@@ -292,7 +292,7 @@ describe("same-format Responses stream", () => {
     expect(text).not.toContain("response.completed");
     expect(text.trimEnd().split("\n\n").at(-1)!.startsWith("event: error\n")).toBe(true);
     const error = JSON.parse(dataOf(text).at(-1)!);
-    expect(error).toMatchObject({ type: "error", message: FILTERED_MESSAGE, error: { type: "invalid_request_error", message: FILTERED_MESSAGE }, sequence_number: 2 });
+    expect(error).toMatchObject({ type: "error", error: { type: "invalid_request_error", message: FILTERED_MESSAGE }, sequence_number: 2 });
 
     const line = await logLineOf(requestId);
     expect(line.streamError).toBe(FILTERED_MESSAGE);
