@@ -8,14 +8,20 @@ import { isObject, type JsonObject } from "../../formats/messages/read-fields.ts
 import type { StreamDecoder } from "../types.ts";
 
 export interface MessagesDecodeState {
-  readonly phase: "before" | "open" | "done";
-  /** Upstream block index → canonical index; null for blocks with no canonical place (server tools), whose events are skipped. */
+  /** `between`: a message has stopped and another may follow in the same stream. */
+  readonly phase: "before" | "open" | "between" | "done";
+  /** The open message's id: a repeated `message_start` of it is ignored, another one while it is open is malformed. */
+  readonly messageId: string;
+  /** Upstream block index (of the open message) → canonical index; null for blocks with no canonical place (server tools), whose events are skipped. */
   readonly blocks: ReadonlyMap<number, number | null>;
   /** Canonical blocks started and not yet stopped. */
   readonly open: ReadonlySet<number>;
   /** Canonical blocks started so far: the next one's index. */
   readonly started: number;
+  /** The open message's usage, as its events report it (cumulative within the message). */
   readonly usage: Usage;
+  /** The usage of the messages already stopped in this stream: each was billed on its own. */
+  readonly spent: Usage;
   readonly stop: StopReason | null;
 }
 
@@ -45,13 +51,42 @@ function upstreamError(state: MessagesDecodeState, data: JsonObject): Step {
   return fail(state, status, type, `upstream: ${message}`);
 }
 
+const addUsage = (a: Usage, b: Usage): Usage => ({
+  inputTokens: a.inputTokens + b.inputTokens,
+  outputTokens: a.outputTokens + b.outputTokens,
+  cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+  cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+  reasoningTokens: a.reasoningTokens + b.reasoningTokens,
+});
+
+/**
+ * A message starts. The first one starts the answer; one after a `message_stop` continues it (a
+ * stream may carry several messages, as programmatic tool calling does), its blocks numbered on.
+ * Content the start already holds (a prepopulated `tool_use`) is opened and closed at once.
+ */
 function onMessageStart(state: MessagesDecodeState, data: JsonObject): Step {
-  if (state.phase !== "before") return malformed(state, "a second message_start");
   const message = isObject(data.message) ? data.message : null;
   if (!message || typeof message.id !== "string") return malformed(state, "message_start without a message id");
+  if (state.phase === "open") return message.id === state.messageId ? [state, []] : malformed(state, "a message_start while another message was open");
   const usage = usageFromMessages(message.usage);
+  const stop = typeof message.stop_reason === "string" ? stopReasonFromMessages(message.stop_reason, message.stop_sequence) : state.stop;
+  const opened: MessagesDecodeState = { ...state, phase: "open", messageId: message.id, blocks: new Map(), usage, stop };
   const model = typeof message.model === "string" ? message.model : "";
-  return [{ ...state, phase: "open", usage }, [{ type: "start", id: message.id, model, usage }]];
+  const start: StreamEvent[] = state.phase === "before" ? [{ type: "start", id: message.id, model, usage }] : [];
+  return prepopulated(opened, Array.isArray(message.content) ? message.content : [], start);
+}
+
+function prepopulated(state: MessagesDecodeState, content: readonly unknown[], events: StreamEvent[]): Step {
+  let next = state;
+  for (const block of content) {
+    if (!isObject(block)) continue;
+    const opened = openBlock(next.started, block);
+    if (opened === null) return malformed(next, `an incomplete ${String(block.type)} block`);
+    if (opened.length === 0) continue;
+    events.push(...opened, { type: "block_stop", index: next.started });
+    next = { ...next, started: next.started + 1 };
+  }
+  return [next, events];
 }
 
 /** The canonical events that open a block, plus whatever content the start already carries. */
@@ -141,10 +176,10 @@ function onMessageDelta(state: MessagesDecodeState, data: JsonObject): Step {
   return [{ ...state, usage, stop }, []];
 }
 
+/** A message stops: its blocks close, its usage is counted; the answer finishes when the stream ends. */
 function onMessageStop(state: MessagesDecodeState): Step {
   const stops: StreamEvent[] = [...state.open].map((index) => ({ type: "block_stop", index }));
-  const finish: StreamEvent = { type: "finish", stopReason: state.stop ?? stopReasonFromMessages(null), usage: state.usage };
-  return [{ ...state, phase: "done", open: new Set() }, [...stops, finish]];
+  return [{ ...state, phase: "between", open: new Set(), spent: addUsage(state.spent, state.usage), usage: ZERO_USAGE }, stops];
 }
 
 function dispatch(state: MessagesDecodeState, type: string, data: JsonObject): Step {
@@ -152,6 +187,7 @@ function dispatch(state: MessagesDecodeState, type: string, data: JsonObject): S
   if (type === "error") return upstreamError(state, data);
   if (type === "message_start") return onMessageStart(state, data);
   if (state.phase === "before") return malformed(state, `${type} before message_start`);
+  if (state.phase === "between") return malformed(state, `${type} after message_stop`);
   switch (type) {
     case "content_block_start":
       return onBlockStart(state, data);
@@ -178,9 +214,13 @@ function parse(data: string): JsonObject | null {
   }
 }
 
-/** Messages upstream SSE → canonical events, block indexes renumbered from 0 in start order. */
+/**
+ * Messages upstream SSE → canonical events, block indexes renumbered from 0 in start order. The
+ * answer finishes when the stream ends after a `message_stop`: only then is it known that no
+ * further message follows (the API closes the stream right after its last one).
+ */
 export const messagesStreamDecoder: StreamDecoder<MessagesDecodeState> = {
-  initial: () => ({ phase: "before", blocks: new Map(), open: new Set(), started: 0, usage: ZERO_USAGE, stop: null }),
+  initial: () => ({ phase: "before", messageId: "", blocks: new Map(), open: new Set(), started: 0, usage: ZERO_USAGE, spent: ZERO_USAGE, stop: null }),
   step(state, event) {
     if (state.phase === "done" || event.data === "") return [state, []];
     const data = parse(event.data);
@@ -188,6 +228,8 @@ export const messagesStreamDecoder: StreamDecoder<MessagesDecodeState> = {
     if (!data || type === undefined) return malformed(state, "an event whose data is not a JSON object with a type");
     return dispatch(state, type, data);
   },
-  end: (state) =>
-    state.phase === "done" ? [] : [{ type: "error", error: { status: 502, type: "upstream_error", message: "upstream stream ended before message_stop" } }],
+  end: (state) => {
+    if (state.phase === "between") return [{ type: "finish", stopReason: state.stop ?? stopReasonFromMessages(null), usage: state.spent }];
+    return state.phase === "done" ? [] : [{ type: "error", error: { status: 502, type: "upstream_error", message: "upstream stream ended before message_stop" } }];
+  },
 };

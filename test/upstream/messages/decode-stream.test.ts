@@ -149,3 +149,57 @@ describe("messagesStreamDecoder failures and edge cases", () => {
     expect(decode(text).map((e) => e.type)).toEqual(["start", "finish"]);
   });
 });
+
+describe("messagesStreamDecoder on streams that carry several messages", () => {
+  const MESSAGE_STOP = frame({ type: "message_stop" });
+  const textMessage = (id: string, text: string, input: number, output: number, stop: string): string =>
+    frame({ type: "message_start", message: { id, model: "m", content: [], usage: { input_tokens: input, output_tokens: 1 } } }) +
+    frame({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }) +
+    frame({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } }) +
+    frame({ type: "content_block_stop", index: 0 }) +
+    frame({ type: "message_delta", delta: { stop_reason: stop }, usage: { output_tokens: output } }) +
+    MESSAGE_STOP;
+
+  test("messages that follow one another make one answer: blocks numbered on, the last stop reason, usage added up", () => {
+    const events = decode(textMessage("msg_a", "one", 10, 4, "tool_use") + textMessage("msg_b", "two", 20, 6, "end_turn"));
+    expect(events.filter((e) => e.type === "start")).toHaveLength(1);
+    expect(events.filter((e) => e.type === "block_start").map((e) => e.index)).toEqual([0, 1]);
+    expect([texts(events, "text_delta", 0), texts(events, "text_delta", 1)]).toEqual(["one", "two"]);
+    expect(events.at(-1)).toMatchObject({ type: "finish", stopReason: { unified: "end_turn" }, usage: { inputTokens: 30, outputTokens: 10 } });
+  });
+
+  test("content a message_start already holds (a prepopulated tool call) is a whole block", () => {
+    const prepopulated = frame({
+      type: "message_start",
+      message: { id: "msg_b", model: "m", content: [{ type: "tool_use", id: "toolu_2", name: "roll", input: { player: "p2" } }], stop_reason: "tool_use", usage: { input_tokens: 0, output_tokens: 0 } },
+    });
+    const events = decode(textMessage("msg_a", "one", 10, 4, "tool_use") + prepopulated + MESSAGE_STOP);
+    expect(events.slice(4, -1)).toEqual([
+      { type: "block_start", index: 1, block: { type: "tool_call", id: "toolu_2", name: "roll" } },
+      { type: "tool_args_delta", index: 1, fragment: '{"player":"p2"}' },
+      { type: "block_stop", index: 1 },
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: "finish", stopReason: { unified: "tool_use" } });
+  });
+
+  test("a repeated message_start of the open message is ignored; another message starting while one is open is malformed", () => {
+    const repeated = decode(START + START + frame({ type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } }) + MESSAGE_STOP);
+    expect(repeated.map((e) => e.type)).toEqual(["start", "finish"]);
+    const spliced = decode(START + frame({ type: "message_start", message: { id: "msg_2", model: "m", usage: { input_tokens: 1 } } }));
+    expect(spliced.at(-1)).toMatchObject({ type: "error", error: { status: 502 } });
+  });
+
+  test("the answer finishes when the stream ends after a message_stop, not at the message_stop", () => {
+    const text = START + MESSAGE_STOP;
+    let state = messagesStreamDecoder.initial();
+    const seen: string[] = [];
+    for (const frameText of text.split("\n\n").filter((f) => f !== "")) {
+      const data = frameText.split("\n").find((l) => l.startsWith("data: "))!.slice(6);
+      const [next, events] = messagesStreamDecoder.step(state, { event: undefined, data });
+      state = next;
+      seen.push(...events.map((e) => e.type));
+    }
+    expect(seen).toEqual(["start"]);
+    expect(messagesStreamDecoder.end(state).map((e) => e.type)).toEqual(["finish"]);
+  });
+});
