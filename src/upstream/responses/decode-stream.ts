@@ -22,7 +22,8 @@ interface TrackedItem {
 
 interface TextBlock {
   readonly index: number;
-  streamed: boolean;
+  /** The text forwarded so far. */
+  text: string;
 }
 
 /** Decoder state; owned by the reducer, which updates it in place and hands it back. */
@@ -82,18 +83,24 @@ function textBlock(state: ResponsesDecodeState, out: StreamEvent[], data: JsonOb
   const key = `${num(data.output_index)}:${num(data.content_index)}`;
   const existing = state.texts.get(key);
   if (existing !== undefined) return existing;
-  const block: TextBlock = { index: startBlock(state, out, { type: "text" }), streamed: false };
+  const block: TextBlock = { index: startBlock(state, out, { type: "text" }), text: "" };
   state.texts.set(key, block);
   const item = state.items.get(num(data.output_index));
   if (item !== undefined) item.hadParts = true;
   return block;
 }
 
+/**
+ * Text of a content part: a delta, or (`whole`) the part's final text. A final text that goes on
+ * from what was streamed sends its rest; one that contradicts it cannot take back what the client
+ * already has, and is left out.
+ */
 function addText(state: ResponsesDecodeState, out: StreamEvent[], data: JsonObject, text: string, whole: boolean): void {
   const block = textBlock(state, out, data);
-  if (whole && block.streamed) return;
-  if (text !== "") out.push({ type: "text_delta", index: block.index, text });
-  block.streamed ||= text !== "";
+  const rest = !whole ? text : text.startsWith(block.text) ? text.slice(block.text.length) : "";
+  if (rest === "") return;
+  out.push({ type: "text_delta", index: block.index, text: rest });
+  block.text += rest;
 }
 
 function addThinking(out: StreamEvent[], item: TrackedItem | undefined, text: string): void {

@@ -186,3 +186,24 @@ describe("the sim still produces decodable Responses streams", () => {
     expect(events[events.length - 1]?.type).toBe("error");
   });
 });
+
+describe("responses stream decoder: a part's final text against its deltas", () => {
+  const ev = (data: Record<string, unknown>) => ({ event: String(data.type), data: JSON.stringify(data) });
+  const stream = (deltas: string[], done: string) => [
+    ev({ type: "response.created", response: { id: "resp_1", model: "m" } }),
+    ev({ type: "response.output_item.added", output_index: 0, item: { type: "message", id: "msg_1", content: [] } }),
+    ev({ type: "response.content_part.added", output_index: 0, content_index: 0, part: { type: "output_text", text: "" } }),
+    ...deltas.map((delta) => ev({ type: "response.output_text.delta", output_index: 0, content_index: 0, delta })),
+    ev({ type: "response.output_text.done", output_index: 0, content_index: 0, text: done }),
+    ev({ type: "response.completed", response: { id: "resp_1", status: "completed", usage: { input_tokens: 1, output_tokens: 2 } } }),
+  ];
+  const text = (events: StreamEvent[]) => events.flatMap((e) => (e.type === "text_delta" ? [e.text] : [])).join("");
+
+  test("a final text that goes on from the deltas sends its rest", () => {
+    expect(text(decodeAll(stream(["Here are", " a few"], "Here are a few headlines.")))).toBe("Here are a few headlines.");
+  });
+
+  test("a final text that contradicts the deltas leaves what was sent", () => {
+    expect(text(decodeAll(stream(["The command ran successfully."], "The command ran successfully in the container.")))).toBe("The command ran successfully.");
+  });
+});
