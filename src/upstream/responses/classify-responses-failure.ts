@@ -31,7 +31,8 @@ export function classifyResponsesFailure(raw: unknown, fallback: string): Respon
   const code = isObject(error) && typeof error.code === "string" ? error.code : "";
   const type = isObject(error) && typeof error.type === "string" ? error.type : "";
   const message = isObject(error) && typeof error.message === "string" && error.message !== "" ? error.message : fallback;
-  if (code === "rate_limit_exceeded" || type === "tokens" || type === "requests") return { status: 429, type: "rate_limit_error", message };
+  // Out of quota is a 429 over HTTP too: the caller sees it as the gateway's rate-limit answer.
+  if (code === "rate_limit_exceeded" || code === "insufficient_quota" || type === "tokens" || type === "requests") return { status: 429, type: "rate_limit_error", message };
   if (code === "server_is_overloaded" || code === "slow_down" || type === "service_unavailable_error") {
     return { status: 503, type: "overloaded_error", message };
   }

@@ -132,6 +132,8 @@ function decodeBytes(t: Translation, bytes: Uint8Array | null, adapter: Upstream
   return events;
 }
 
+const onlyStart = (events: readonly StreamEvent[]): boolean => events.every((event) => event.type === "start");
+
 async function startStream(response: Response, request: TranslatedRequest): Promise<Translated> {
   const contentType = response.headers.get("content-type") ?? "";
   if (!contentType.includes("text/event-stream") || !response.body) {
@@ -147,16 +149,19 @@ async function startStream(response: Response, request: TranslatedRequest): Prom
     outcome: { ended: false },
     collector: request.collect ? newStreamCollector() : undefined,
   };
-  let first: StreamEvent[] = [];
+  const first: StreamEvent[] = [];
   try {
-    while (first.length === 0) {
+    // A start alone commits nothing: an upstream that fails right after it (a Responses
+    // `response.failed` after `response.created`) is still an HTTP error, or another model.
+    while (onlyStart(first)) {
       const bytes = await readNext(t.reader);
-      first = decodeBytes(t, bytes, adapter);
-      if (bytes === null && first.length === 0) {
+      first.push(...decodeBytes(t, bytes, adapter));
+      if (bytes === null && onlyStart(first)) {
         throw new GatewayError(502, "api_error", "upstream closed the stream before the first event", { retryable: true });
       }
     }
-    if (first[0]!.type === "error") throw failoverError(first[0]!);
+    const failed = first.find((event) => event.type !== "start");
+    if (failed?.type === "error") throw failoverError(failed);
   } catch (error) {
     await t.reader.cancel().catch(() => {});
     throw error;
