@@ -1,6 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import type { Principal } from "../accounts/principal.ts";
 import type { Converted } from "../canonical/converted.ts";
+import { droppedKinds } from "../canonical/dropped-content.ts";
 import type { CanonicalMessage, CanonicalRequest } from "../canonical/request.ts";
 import type { Tier } from "../canonical/tier.ts";
 import type { Usage } from "../canonical/usage.ts";
@@ -203,6 +204,9 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
   route.pin(candidate.name, responseId);
   const headers: Record<string, string> = { ...lease.headers, ...answeredHeaders, "content-type": answer.contentType };
   if (s.stream) headers["cache-control"] = "no-cache";
+  // What a translated answer held that the caller's format cannot (docs/translation.md).
+  const dropped = droppedKinds(answer.warnings);
+  if (dropped.length > 0) headers["x-router-warning"] = `dropped, no ${format} counterpart: ${dropped.join(", ")}`;
   setHeaders(headers);
   track.markFirstByte();
   if (!s.stream) queueMicrotask(() => finishWhole(s, answer, store, answeredHeaders));

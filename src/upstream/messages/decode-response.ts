@@ -1,5 +1,6 @@
 import type { OutputPart } from "../../canonical/content-part.ts";
 import type { Converted } from "../../canonical/converted.ts";
+import { droppedWarning } from "../../canonical/dropped-content.ts";
 import { GatewayError } from "../../canonical/gateway-error.ts";
 import type { CanonicalResponse } from "../../canonical/response.ts";
 import { stopReasonFromMessages } from "../../formats/messages/map-stop-reason.ts";
@@ -18,6 +19,7 @@ function decodeOutputBlock(block: unknown, i: number, warnings: Set<string>): Ou
   if (!isObject(block)) throw malformed(`content[${i}] is not an object`);
   switch (block.type) {
     case "text":
+      if (Array.isArray(block.citations) && block.citations.length > 0) warnings.add(droppedWarning("citations"));
       return { type: "text", text: str(block.text, `content[${i}].text`) };
     case "thinking": {
       const text = str(block.thinking, `content[${i}].thinking`);
@@ -33,7 +35,7 @@ function decodeOutputBlock(block: unknown, i: number, warnings: Set<string>): Ou
         arguments: JSON.stringify(block.input ?? {}),
       };
     default:
-      warnings.add(`answer block type ${String(block.type)} dropped (no equivalent in other formats)`);
+      warnings.add(droppedWarning(String(block.type)));
       return null;
   }
 }

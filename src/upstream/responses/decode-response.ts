@@ -23,8 +23,8 @@ export function decodeResponsesResponse(body: unknown): Converted<CanonicalRespo
   const warnings: string[] = [];
   const content: OutputPart[] = [];
   let refusal = false;
-  body.output.forEach((item, i) => {
-    const read = readOutputItem(item, `output[${i}]`, warnings);
+  body.output.forEach((item) => {
+    const read = readOutputItem(item, warnings);
     content.push(...read.parts);
     refusal ||= read.refusal;
   });

@@ -1,6 +1,7 @@
 import { isJsonObject as isObject } from "../../canonical/json-object.ts";
 export { isObject };
 import type { OutputPart, ThinkingPart } from "../../canonical/content-part.ts";
+import { droppedWarning } from "../../canonical/dropped-content.ts";
 import { packResponsesReasoning } from "../../formats/responses/pack-reasoning.ts";
 
 type JsonObject = Record<string, unknown>;
@@ -32,7 +33,7 @@ export interface ReadItem {
 }
 
 /** One output item of a Responses answer as canonical parts; item types with no canonical form are reported. */
-export function readOutputItem(item: unknown, at: string, warnings: string[]): ReadItem {
+export function readOutputItem(item: unknown, warnings: string[]): ReadItem {
   if (!isObject(item)) return { parts: [], refusal: false };
   switch (item.type) {
     case "reasoning":
@@ -63,7 +64,7 @@ export function readOutputItem(item: unknown, at: string, warnings: string[]): R
       return { parts, refusal };
     }
     default:
-      warnings.push(`${at}: output item type ${JSON.stringify(item.type)} has no canonical form and was dropped`);
+      warnings.push(droppedWarning(String(item.type)));
       return { parts: [], refusal: false };
   }
 }

@@ -54,7 +54,7 @@ const cases: Case[] = [
     "server tool blocks are dropped with a warning",
     message({ content: [{ type: "server_tool_use", id: "s", name: "web_search", input: {} }, { type: "text", text: "x" }] }),
     { content: [{ type: "text", text: "x" }] },
-    ["answer block type server_tool_use dropped (no equivalent in other formats)"],
+    ["answer content dropped (no counterpart in other formats): server_tool_use"],
   ],
 ];
 
