@@ -3,6 +3,7 @@ import type { BlockStart, StreamError, StreamEvent } from "../../canonical/strea
 import { ZERO_USAGE, type Usage } from "../../canonical/usage.ts";
 import type { EncodeContext, StreamEncoder } from "../client-format.ts";
 import { encodeMessagesStreamError } from "./encode-stream-error.ts";
+import { toMessagesToolId } from "./map-tool-id.ts";
 import { stopReasonToMessages } from "./map-stop-reason.ts";
 import { usageToMessages } from "./map-usage.ts";
 
@@ -15,6 +16,17 @@ export interface MessagesStreamState {
   readonly current: number | null;
   /** Messages blocks already stopped. */
   readonly stopped: ReadonlySet<number>;
+  /**
+   * Blocks that started while another was open (interleaved parallel calls), with their events,
+   * in start order: each goes out whole once the blocks before it have stopped, so that no delta
+   * ever follows its block's `content_block_stop`.
+   */
+  readonly held: readonly HeldBlock[];
+}
+
+interface HeldBlock {
+  readonly index: number;
+  readonly events: readonly StreamEvent[];
 }
 
 /** One event, `type` first: the data's JSON is spliced in after it rather than copied into a new object. */
@@ -32,7 +44,7 @@ function startBlock(block: BlockStart): Record<string, unknown> {
     case "redacted_thinking":
       return { type: "redacted_thinking", data: block.data };
     case "tool_call":
-      return { type: "tool_use", id: block.id, name: block.name, input: {} };
+      return { type: "tool_use", id: toMessagesToolId(block.id), name: block.name, input: {} };
     default: {
       const unreachable: never = block;
       return unreachable;
@@ -68,30 +80,53 @@ function errorFrame(error: StreamError): string {
   return encodeMessagesStreamError(gatewayErrorOf(error.status, error.type, error.message));
 }
 
-/** Closes the open Messages block, if any. */
-function closeCurrent(state: MessagesStreamState): readonly [MessagesStreamState, string] {
-  if (state.current === null) return [state, ""];
-  const stopped = new Set(state.stopped).add(state.current);
-  return [{ ...state, current: null, stopped }, frame("content_block_stop", { index: state.current })];
-}
-
-function onBlockStart(state: MessagesStreamState, index: number, block: BlockStart): readonly [MessagesStreamState, string] {
-  if (state.indexes.has(index)) return [state, ""];
-  // A block starting while another is open (interleaved parallel calls) closes that one first:
-  // Messages blocks run one after another. Late fragments of it still go to its own index, where
-  // the SDKs accumulate them.
-  const [closed, stopText] = closeCurrent(state);
-  const wire = closed.indexes.size;
-  const indexes = new Map(closed.indexes).set(index, wire);
-  const next = { ...closed, indexes, current: wire };
-  return [next, stopText + frame("content_block_start", { index: wire, content_block: startBlock(block) })];
+/** A block starts on the wire when none is open; otherwise it is held until its turn. */
+function onBlockStart(state: MessagesStreamState, event: Extract<StreamEvent, { type: "block_start" }>): readonly [MessagesStreamState, string] {
+  if (state.indexes.has(event.index) || state.held.some((h) => h.index === event.index)) return [state, ""];
+  if (state.current !== null) return [{ ...state, held: [...state.held, { index: event.index, events: [event] }] }, ""];
+  const wire = state.indexes.size;
+  const indexes = new Map(state.indexes).set(event.index, wire);
+  return [{ ...state, indexes, current: wire }, frame("content_block_start", { index: wire, content_block: startBlock(event.block) })];
 }
 
 function onBlockStop(state: MessagesStreamState, index: number): readonly [MessagesStreamState, string] {
   const wire = state.indexes.get(index);
   if (wire === undefined || state.stopped.has(wire)) return [state, ""];
   const stopped = new Set(state.stopped).add(wire);
-  return [{ ...state, stopped, current: state.current === wire ? null : state.current }, frame("content_block_stop", { index: wire })];
+  const next = { ...state, stopped, current: state.current === wire ? null : state.current };
+  const [drained, text] = next.current === null ? releaseHeld(next, false) : [next, ""];
+  return [drained, frame("content_block_stop", { index: wire }) + text];
+}
+
+/** Sends held blocks in order while no block is open; `all` (the answer ends) sends every one. */
+function releaseHeld(state: MessagesStreamState, all: boolean): readonly [MessagesStreamState, string] {
+  let next = state;
+  let text = "";
+  while (next.held.length > 0) {
+    if (next.current !== null) {
+      if (!all) break;
+      // The answer ends: the open block stops, so that the held ones can go out after it.
+      const wire = next.current;
+      next = { ...next, current: null, stopped: new Set(next.stopped).add(wire) };
+      text += frame("content_block_stop", { index: wire });
+    }
+    const [first, ...rest] = next.held;
+    next = { ...next, held: rest };
+    for (const event of first!.events) {
+      const [after, out] = stepOpen(next, event);
+      next = after;
+      text += out;
+    }
+  }
+  return [next, text];
+}
+
+/** An event of a held block joins its held events. */
+function hold(state: MessagesStreamState, event: Extract<StreamEvent, { index: number }>): MessagesStreamState | null {
+  const at = state.held.findIndex((h) => h.index === event.index);
+  if (at < 0) return null;
+  const held = state.held.map((h, i) => (i === at ? { index: h.index, events: [...h.events, event] } : h));
+  return { ...state, held };
 }
 
 function delta(state: MessagesStreamState, index: number, body: Record<string, unknown>): readonly [MessagesStreamState, string] {
@@ -100,10 +135,9 @@ function delta(state: MessagesStreamState, index: number, body: Record<string, u
 }
 
 function onFinish(state: MessagesStreamState, event: Extract<StreamEvent, { type: "finish" }>): readonly [MessagesStreamState, string] {
-  let text = "";
-  let next = state;
+  let [next, text] = releaseHeld(state, true);
   // Every started block is stopped before the message ends.
-  for (const wire of state.indexes.values()) {
+  for (const wire of next.indexes.values()) {
     if (!next.stopped.has(wire)) {
       text += frame("content_block_stop", { index: wire });
       next = { ...next, stopped: new Set(next.stopped).add(wire) };
@@ -118,11 +152,15 @@ function onFinish(state: MessagesStreamState, event: Extract<StreamEvent, { type
 }
 
 function stepOpen(state: MessagesStreamState, event: StreamEvent): readonly [MessagesStreamState, string] {
+  if ("index" in event && event.type !== "block_start" && state.held.length > 0) {
+    const held = hold(state, event);
+    if (held !== null) return [held, ""];
+  }
   switch (event.type) {
     case "start":
       return [state, ""];
     case "block_start":
-      return onBlockStart(state, event.index, event.block);
+      return onBlockStart(state, event);
     case "text_delta": {
       // The most frequent event, written directly: only the text is serialised.
       const wire = state.indexes.get(event.index);
@@ -150,7 +188,7 @@ function stepOpen(state: MessagesStreamState, event: StreamEvent): readonly [Mes
 
 /** Canonical stream events → the Messages SSE stream, event for event as the API sends it. */
 export const messagesStreamEncoder: StreamEncoder<MessagesStreamState> = {
-  initial: (ctx) => ({ ctx, phase: "before", indexes: new Map(), current: null, stopped: new Set() }),
+  initial: (ctx) => ({ ctx, phase: "before", indexes: new Map(), current: null, stopped: new Set(), held: [] }),
   step(state, event) {
     if (state.phase === "done") return [state, ""];
     if (state.phase === "open") return stepOpen(state, event);

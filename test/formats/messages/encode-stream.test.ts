@@ -75,14 +75,15 @@ describe("messagesStreamEncoder", () => {
     expect(steps[fragmentStep]).toContain('"partial_json":"{\\"city\\":"');
   });
 
-  test("interleaved blocks: a new block closes the open one; its late fragments keep their index", () => {
+  test("interleaved blocks: a block that starts while another is open goes out after it, so no delta follows its block's stop", () => {
     const text = encode([
       { type: "start", id: "m", model: "x" },
       { type: "block_start", index: 0, block: { type: "tool_call", id: "c0", name: "a" } },
       { type: "tool_args_delta", index: 0, fragment: '{"x":' },
       { type: "block_start", index: 1, block: { type: "tool_call", id: "c1", name: "b" } },
+      { type: "tool_args_delta", index: 1, fragment: '{"y":' },
       { type: "tool_args_delta", index: 0, fragment: "1}" },
-      { type: "tool_args_delta", index: 1, fragment: "{}" },
+      { type: "tool_args_delta", index: 1, fragment: "2}" },
       { type: "block_stop", index: 0 },
       { type: "block_stop", index: 1 },
       { type: "finish", stopReason: { unified: "tool_use", raw: "tool_calls" }, usage: FINAL_USAGE },
@@ -92,9 +93,32 @@ describe("messagesStreamEncoder", () => {
       "message_start:",
       "content_block_start:0",
       "content_block_delta:0",
+      "content_block_delta:0",
       "content_block_stop:0",
       "content_block_start:1",
+      "content_block_delta:1",
+      "content_block_delta:1",
+      "content_block_stop:1",
+      "message_delta:",
+      "message_stop:",
+    ]);
+  });
+
+  test("interleaved blocks still open at the finish go out whole, in start order", () => {
+    const text = encode([
+      { type: "start", id: "m", model: "x" },
+      { type: "block_start", index: 0, block: { type: "tool_call", id: "c0", name: "a" } },
+      { type: "block_start", index: 1, block: { type: "tool_call", id: "c1", name: "b" } },
+      { type: "tool_args_delta", index: 1, fragment: "{}" },
+      { type: "tool_args_delta", index: 0, fragment: "{}" },
+      { type: "finish", stopReason: { unified: "tool_use", raw: "tool_calls" }, usage: FINAL_USAGE },
+    ]);
+    expect(datas(text).map((d) => `${String(d.type)}:${String(d.index ?? "")}`)).toEqual([
+      "message_start:",
+      "content_block_start:0",
       "content_block_delta:0",
+      "content_block_stop:0",
+      "content_block_start:1",
       "content_block_delta:1",
       "content_block_stop:1",
       "message_delta:",
