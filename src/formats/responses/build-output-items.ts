@@ -46,6 +46,11 @@ export function reasoningItem(fallbackId: string, part: ThinkingPart): JsonObjec
   return { type: "reasoning", id: fallbackId, summary, encrypted_content: packForeignThinking(foreign) };
 }
 
+/** Redacted thinking as a reasoning item with no summary, its data packed in `encrypted_content`. */
+export function redactedReasoningItem(id: string, data: string): JsonObject {
+  return { type: "reasoning", id, summary: [], encrypted_content: packForeignThinking({ redacted: data }) };
+}
+
 export interface ResponseEnvelope {
   readonly id: string;
   readonly status: "in_progress" | ResponsesOutcome["status"];

@@ -1,4 +1,4 @@
-import type { ContentPart, TextPart, ThinkingPart } from "../../canonical/content-part.ts";
+import type { ContentPart, RedactedThinkingPart, TextPart, ThinkingPart } from "../../canonical/content-part.ts";
 import type { Converted } from "../../canonical/converted.ts";
 import type { Effort } from "../../canonical/effort.ts";
 import { invalidRequest } from "../../canonical/gateway-error.ts";
@@ -40,10 +40,10 @@ function addTurn(conversation: Conversation, role: "user" | "assistant", parts: 
   else messages.push({ role, content: [...parts] });
 }
 
-function readReasoning(item: JsonObject, at: string): ThinkingPart {
+function readReasoning(item: JsonObject, at: string): ThinkingPart | RedactedThinkingPart {
   const encrypted = typeof item.encrypted_content === "string" ? item.encrypted_content : undefined;
   const foreign = unpackForeignThinking(encrypted);
-  if (foreign !== null) return { type: "thinking", ...foreign };
+  if (foreign !== null) return "redacted" in foreign ? { type: "redacted_thinking", data: foreign.redacted } : { type: "thinking", ...foreign };
   if (typeof item.id !== "string") throw invalidRequest(`${at}.id must be a string`, `${at}.id`);
   const summary = Array.isArray(item.summary) ? item.summary : [];
   const text = summary

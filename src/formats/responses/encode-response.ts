@@ -1,13 +1,13 @@
 import type { CanonicalResponse } from "../../canonical/response.ts";
 import type { EncodeContext } from "../client-format.ts";
-import { buildResponseObject, functionCallItem, itemIdFor, messageItem, reasoningItem, responseIdFor } from "./build-output-items.ts";
+import { buildResponseObject, functionCallItem, itemIdFor, messageItem, reasoningItem, redactedReasoningItem, responseIdFor } from "./build-output-items.ts";
 import { encodeResponsesOutcome } from "./map-stop-reason.ts";
 
 type JsonObject = Record<string, unknown>;
 
 /**
  * A canonical answer as a Responses body: one output item per part, in order (reasoning, message,
- * function_call). Redacted thinking has no Responses form and is left out.
+ * function_call). Redacted thinking is a reasoning item whose `encrypted_content` carries it back.
  */
 export function encodeResponsesResponse(response: CanonicalResponse, ctx: EncodeContext): JsonObject {
   const id = responseIdFor(response.id);
@@ -25,6 +25,7 @@ export function encodeResponsesResponse(response: CanonicalResponse, ctx: Encode
         output.push(functionCallItem(itemIdFor("fc", id, position), part.id, part.name, part.arguments, "completed"));
         break;
       case "redacted_thinking":
+        output.push(redactedReasoningItem(itemIdFor("rs", id, position), part.data));
         break;
       default: {
         const unreachable: never = part;

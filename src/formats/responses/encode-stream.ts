@@ -9,6 +9,7 @@ import {
   messageItem,
   outputTextPart,
   reasoningItem,
+  redactedReasoningItem,
   responseIdFor,
 } from "./build-output-items.ts";
 import { encodeResponsesStreamError } from "./encode-stream-error.ts";
@@ -67,9 +68,8 @@ function opening(state: ResponsesEncodeState, id: string): string {
 }
 
 function startItem(state: ResponsesEncodeState, index: number, block: BlockStart): string {
-  if (block.type === "redacted_thinking") return "";
   const outputIndex = state.nextOutput++;
-  const prefix = block.type === "text" ? "msg" : block.type === "thinking" ? "rs" : "fc";
+  const prefix = block.type === "text" ? "msg" : block.type === "thinking" || block.type === "redacted_thinking" ? "rs" : "fc";
   const itemId = itemIdFor(prefix, state.id, outputIndex);
   const item: OpenItem = {
     kind: block.type,
@@ -78,12 +78,14 @@ function startItem(state: ResponsesEncodeState, index: number, block: BlockStart
     at: `"item_id":${JSON.stringify(itemId)},"output_index":${outputIndex}`,
     callId: block.type === "tool_call" ? block.id : "",
     name: block.type === "tool_call" ? block.name : "",
-    body: "",
+    // Redacted thinking is whole at its start: its data is the item's body.
+    body: block.type === "redacted_thinking" ? block.data : "",
     signature: undefined,
     summaryOpen: false,
   };
   state.open.set(index, item);
   const at = { output_index: outputIndex };
+  if (block.type === "redacted_thinking") return frame(state, "response.output_item.added", { ...at, item: { type: "reasoning", id: itemId, summary: [] } });
   if (block.type === "tool_call") {
     return frame(state, "response.output_item.added", { ...at, item: functionCallItem(itemId, item.callId, item.name, "", "in_progress") });
   }
@@ -143,6 +145,8 @@ function stopItem(state: ResponsesEncodeState, index: number): string {
   } else if (item.kind === "tool_call") {
     out += frame(state, "response.function_call_arguments.done", { ...at, arguments: item.body });
     finished = functionCallItem(item.itemId, item.callId, item.name, item.body, "completed");
+  } else if (item.kind === "redacted_thinking") {
+    finished = redactedReasoningItem(item.itemId, item.body);
   } else {
     if (item.summaryOpen) {
       const part = { ...at, summary_index: 0 };

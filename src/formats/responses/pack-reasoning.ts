@@ -3,8 +3,8 @@
  * in the canonical model as a thinking part signed `rlr1.<payload>` (its item id and
  * `encrypted_content`), so the Responses adapter can send the item back unchanged. Thinking from
  * another API shown to a Responses client travels the other way, as a reasoning item whose
- * `encrypted_content` is `rlm1.<payload>` (the text and the original signature), so the request
- * decoder can rebuild the exact thinking part on the next turn.
+ * `encrypted_content` is `rlm1.<payload>` (the text and the original signature, or the data of a
+ * redacted block), so the request decoder can rebuild the exact part on the next turn.
  */
 
 export const RESPONSES_REASONING_PREFIX = "rlr1.";
@@ -15,10 +15,7 @@ export interface ResponsesReasoningRef {
   readonly encryptedContent?: string;
 }
 
-export interface ForeignThinking {
-  readonly text: string;
-  readonly signature?: string;
-}
+export type ForeignThinking = { readonly text: string; readonly signature?: string } | { readonly redacted: string };
 
 function encodePayload(value: unknown): string {
   return Buffer.from(JSON.stringify(value), "utf8").toString("base64url");
@@ -49,17 +46,17 @@ export function unpackResponsesReasoning(signature: string | undefined): Respons
   return typeof encrypted === "string" ? { id: payload.id, encryptedContent: encrypted } : { id: payload.id };
 }
 
-/** The `encrypted_content` that carries another API's thinking through a Responses client. */
+/** The `encrypted_content` that carries another API's thinking (signed or redacted) through a Responses client. */
 export function packForeignThinking(thinking: ForeignThinking): string {
-  const payload: Record<string, string> = { text: thinking.text };
-  if (thinking.signature !== undefined) payload.signature = thinking.signature;
-  return FOREIGN_THINKING_PREFIX + encodePayload(payload);
+  return FOREIGN_THINKING_PREFIX + encodePayload(thinking);
 }
 
 /** The thinking packed in an `rlm1.` encrypted content, or null for any other value. */
 export function unpackForeignThinking(encrypted: string | undefined): ForeignThinking | null {
   if (encrypted === undefined || !encrypted.startsWith(FOREIGN_THINKING_PREFIX)) return null;
   const payload = decodePayload(encrypted.slice(FOREIGN_THINKING_PREFIX.length));
-  if (payload === null || typeof payload.text !== "string") return null;
+  if (payload === null) return null;
+  if (typeof payload.redacted === "string") return { redacted: payload.redacted };
+  if (typeof payload.text !== "string") return null;
   return typeof payload.signature === "string" ? { text: payload.text, signature: payload.signature } : { text: payload.text };
 }

@@ -42,7 +42,7 @@ describe("encodeResponsesResponse", () => {
     expect(encodeResponsesResponse(response([], undefined, "resp_abc"), ctx).id).toBe("resp_abc");
   });
 
-  test("items in order: foreign thinking packed rlm1, own reasoning restored, calls with call_id, redacted dropped", () => {
+  test("items in order: foreign thinking packed rlm1, own reasoning restored, redacted packed rlm1, calls with call_id", () => {
     const body = encodeResponsesResponse(
       response([
         { type: "thinking", text: "Plan", signature: "anthropic-sig" },
@@ -55,12 +55,14 @@ describe("encodeResponsesResponse", () => {
       ctx,
     );
     const output = body.output as Record<string, unknown>[];
-    expect(output.map((item) => item.type)).toEqual(["reasoning", "reasoning", "message", "function_call", "function_call"]);
+    expect(output.map((item) => item.type)).toEqual(["reasoning", "reasoning", "reasoning", "message", "function_call", "function_call"]);
     expect(output[0]).toMatchObject({ summary: [{ type: "summary_text", text: "Plan" }] });
     expect(unpackForeignThinking(output[0]!.encrypted_content as string)).toEqual({ text: "Plan", signature: "anthropic-sig" });
     expect(output[1]).toEqual({ type: "reasoning", id: "rs_up", summary: [], encrypted_content: "enc" });
-    expect(output[3]).toMatchObject({ type: "function_call", call_id: "toolu_1", name: "f", arguments: '{"a":1}', status: "completed" });
-    expect(new Set(output.map((item) => item.id)).size).toBe(5);
+    expect(output[2]).toMatchObject({ type: "reasoning", summary: [] });
+    expect(unpackForeignThinking(output[2]!.encrypted_content as string)).toEqual({ redacted: "x" });
+    expect(output[4]).toMatchObject({ type: "function_call", call_id: "toolu_1", name: "f", arguments: '{"a":1}', status: "completed" });
+    expect(new Set(output.map((item) => item.id)).size).toBe(6);
   });
 
   const stops: { stop: StopReason; status: string; incomplete: unknown }[] = [

@@ -148,9 +148,9 @@ describe("Responses encoders read by the official openai SDK", () => {
     expect(response.status).toBe("completed");
     expect(response.model).toBe("normal");
     expect(response.id).toBe("resp_msg_03");
-    expect(response.output.map((item) => item.type)).toEqual(["reasoning", "message", "function_call"]);
+    expect(response.output.map((item) => item.type)).toEqual(["reasoning", "reasoning", "message", "function_call"]);
     expect(response.output_text).toBe("Here you go.");
-    const call = response.output[2];
+    const call = response.output[3];
     if (call?.type !== "function_call") throw new Error("expected a function call");
     expect(JSON.parse(call.arguments)).toEqual({ city: "Oslo" });
     expect(call.call_id).toBe("toolu_9");

@@ -31,7 +31,7 @@ function normalize(events: readonly StreamEvent[]): unknown[] {
     if (event.type === "signature_delta") {
       const wrapped = unpackResponsesReasoning(event.signature);
       const inner = unpackForeignThinking(wrapped?.encryptedContent);
-      return inner === null ? event : { ...event, signature: inner.signature };
+      return inner === null || "redacted" in inner ? event : { ...event, signature: inner.signature };
     }
     if (event.type === "finish") {
       const unified = event.stopReason.unified;
@@ -125,7 +125,7 @@ describe("Responses stream encoder → Responses stream decoder", () => {
     for (const event of splitSse(text)) expect(JSON.parse(event.data).type).toBe(event.event);
   });
 
-  test("redacted thinking has no Responses form: its block is left out and the rest is renumbered by output", () => {
+  test("redacted thinking is a reasoning item with no summary, its data packed in encrypted_content", () => {
     const text = encode([
       start,
       { type: "block_start", index: 0, block: { type: "redacted_thinking", data: "opaque" } },
@@ -136,7 +136,9 @@ describe("Responses stream encoder → Responses stream decoder", () => {
       { type: "finish", stopReason: { unified: "end_turn", raw: null }, usage },
     ]);
     const added = splitSse(text).filter((event) => event.event === "response.output_item.added");
-    expect(added.map((event) => JSON.parse(event.data).output_index)).toEqual([0]);
-    expect(text).not.toContain("opaque");
+    expect(added.map((event) => JSON.parse(event.data).output_index)).toEqual([0, 1]);
+    const done = splitSse(text).filter((event) => event.event === "response.output_item.done").map((event) => JSON.parse(event.data).item);
+    expect(done[0]).toMatchObject({ type: "reasoning", summary: [] });
+    expect(unpackForeignThinking(done[0].encrypted_content)).toEqual({ redacted: "opaque" });
   });
 });
