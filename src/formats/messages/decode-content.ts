@@ -8,6 +8,7 @@ import type {
 } from "../../canonical/content-part.ts";
 import { invalidRequest } from "../../canonical/gateway-error.ts";
 import { isObject, objectAt, optionalString, readCacheControl, stringAt, type JsonObject } from "./read-fields.ts";
+import { fromMessagesToolId } from "./map-tool-id.ts";
 
 /** Collects warnings once each, however many blocks trigger them. */
 export type Warn = (message: string) => void;
@@ -111,7 +112,7 @@ export function decodeBlock(item: unknown, field: string, warn: Warn): ContentPa
       const cacheControl = readCacheControl(block.cache_control, `${field}.cache_control`);
       return {
         type: "tool_call",
-        id: stringAt(block.id, `${field}.id`),
+        id: fromMessagesToolId(stringAt(block.id, `${field}.id`)),
         name: stringAt(block.name, `${field}.name`),
         arguments: JSON.stringify(input),
         ...(cacheControl ? { cacheControl } : {}),
@@ -121,7 +122,7 @@ export function decodeBlock(item: unknown, field: string, warn: Warn): ContentPa
       const cacheControl = readCacheControl(block.cache_control, `${field}.cache_control`);
       return {
         type: "tool_result",
-        callId: stringAt(block.tool_use_id, `${field}.tool_use_id`),
+        callId: fromMessagesToolId(stringAt(block.tool_use_id, `${field}.tool_use_id`)),
         content: decodeToolResultContent(block.content, `${field}.content`, warn),
         isError: block.is_error === true,
         ...(cacheControl ? { cacheControl } : {}),

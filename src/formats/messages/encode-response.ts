@@ -3,6 +3,7 @@ import type { CanonicalResponse } from "../../canonical/response.ts";
 import type { EncodeContext } from "../client-format.ts";
 import { stopReasonToMessages } from "./map-stop-reason.ts";
 import { usageToMessages } from "./map-usage.ts";
+import { toMessagesToolId } from "./map-tool-id.ts";
 import { parseToolInput } from "./parse-tool-input.ts";
 import type { JsonObject } from "./read-fields.ts";
 
@@ -16,7 +17,7 @@ function encodeOutputBlock(part: OutputPart): JsonObject {
     case "redacted_thinking":
       return { type: "redacted_thinking", data: part.data };
     case "tool_call":
-      return { type: "tool_use", id: part.id, name: part.name, input: parseToolInput(part.arguments).input };
+      return { type: "tool_use", id: toMessagesToolId(part.id), name: part.name, input: parseToolInput(part.arguments).input };
     default: {
       const unreachable: never = part;
       return unreachable;
