@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { WIRE_FORMATS, type WireFormat } from "../../src/canonical/wire-format.ts";
-import { DEFAULT_CONFIG } from "../../src/config/default-config.ts";
-import type { FileConfig, ModelConfig } from "../../src/config/schema.ts";
-import { DEFAULT_EFFORT_CONFIG } from "../helpers/same-format-config.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 import type { Truth } from "./answer-shape.ts";
 import { ask, type ClientKind, type Outcome, type Target } from "./ask-clients.ts";
 import { compareTranslated } from "./expect-answer.ts";
 import { readRecording } from "./read-recording.ts";
+import { replayConfig, TIER_OF_API } from "./replay-config.ts";
 import { loadRecordings, type Recording } from "./recordings.ts";
 import { startReplayUpstream, type ReplayUpstream } from "./start-replay-upstream.ts";
 
@@ -19,25 +17,7 @@ import { startReplayUpstream, type ReplayUpstream } from "./start-replay-upstrea
  */
 const RECORDINGS = loadRecordings();
 const KINDS: readonly ClientKind[] = ["sdk", "ai-sdk"];
-/** Each tier's model speaks one API: a recording is asked for on the tier of the API that made it. */
-const TIER_OF_API: Readonly<Record<WireFormat, string>> = { chat: "fast", messages: "normal", responses: "smart" };
 const CONCURRENCY = 12;
-
-function configFor(upstream: string): FileConfig {
-  const model = (provider: string, api: WireFormat): ModelConfig => ({
-    ...DEFAULT_CONFIG.models["sim-normal"]!,
-    provider,
-    upstreamId: `recorded-${api}`,
-    apis: [api],
-  });
-  const tier = (name: string) => ({ ...DEFAULT_CONFIG.tiers.normal, models: [name], defaultEffort: "off" as const });
-  return {
-    ...DEFAULT_EFFORT_CONFIG,
-    providers: { anthropic: { kind: "anthropic", baseUrl: upstream }, openai: { kind: "openai", baseUrl: upstream } },
-    models: { "rec-messages": model("anthropic", "messages"), "rec-chat": model("openai", "chat"), "rec-responses": model("openai", "responses") },
-    tiers: { fast: tier("rec-chat"), normal: tier("rec-messages"), smart: tier("rec-responses"), "smart-plus": tier("rec-messages") },
-  };
-}
 
 interface Case {
   readonly recording: Recording;
@@ -91,7 +71,7 @@ async function pool(jobs: (() => Promise<void>)[]): Promise<void> {
 
 beforeAll(async () => {
   replay = await startReplayUpstream();
-  gw = await startTestGateway({ fileConfig: configFor(replay.url), recordSim: false });
+  gw = await startTestGateway({ fileConfig: replayConfig(replay.url), recordSim: false });
   const { key } = await gw.account("Enterprise");
   const gateway: Target = { url: gw.url, key };
   const upstream: Target = { url: replay.url, key: "unused" };

@@ -65,6 +65,8 @@ function answer(recording: Recording, api: WireFormat, stream: boolean): Respons
 
 export interface ReplayUpstream {
   readonly url: string;
+  /** Every request received: its path and body. */
+  readonly received: { readonly path: string; readonly body: Record<string, unknown> }[];
   stop(): Promise<void>;
 }
 
@@ -72,10 +74,11 @@ export interface ReplayUpstream {
  * A real HTTP upstream that answers any request with the recording its body names
  * (`REPLAY:<folder>/<file>`), as the API that produced it: a body with its status, or the stream
  * with its SSE framing rebuilt (`event:` = the data's `type` for Messages and Responses, `[DONE]`
- * after Chat streams).
+ * after Chat streams). `extra` recordings (a test's own) are served beside the corpus.
  */
-export async function startReplayUpstream(): Promise<ReplayUpstream> {
-  const recordings = new Map(loadRecordings().map((r) => [r.file, r]));
+export async function startReplayUpstream(extra: readonly Recording[] = []): Promise<ReplayUpstream> {
+  const recordings = new Map([...loadRecordings(), ...extra].map((r) => [r.file, r]));
+  const received: { path: string; body: Record<string, unknown> }[] = [];
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -84,6 +87,7 @@ export async function startReplayUpstream(): Promise<ReplayUpstream> {
       const api = API_OF_PATH[new URL(request.url).pathname];
       if (request.method !== "POST" || api === undefined) return fail(404, `no such endpoint: ${request.method} ${new URL(request.url).pathname}`);
       const text = await request.text();
+      received.push({ path: new URL(request.url).pathname, body: JSON.parse(text) as Record<string, unknown> });
       const name = MARKER.exec(text)?.[1];
       const recording = name === undefined ? undefined : recordings.get(name);
       if (recording === undefined) return fail(400, `no recording named in the request (${name ?? "none"})`);
@@ -91,5 +95,5 @@ export async function startReplayUpstream(): Promise<ReplayUpstream> {
       return answer(recording, api, stream);
     },
   });
-  return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
+  return { url: `http://127.0.0.1:${server.port}`, received, stop: () => server.stop(true) };
 }
