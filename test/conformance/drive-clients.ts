@@ -14,6 +14,8 @@ export interface ToolResult {
   readonly callId: string;
   readonly content: string;
   readonly isError: boolean;
+  /** The AI SDK names the tool a result answers. */
+  readonly toolName?: string;
 }
 
 /** One turn, written once and rendered in each client format by the official SDK. */

@@ -6,6 +6,7 @@ import { rejectionOf } from "../helpers/rejection-of.ts";
 import { UNCACHED_CONFIG } from "../helpers/same-format-config.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 import { ask, makeClients, type Clients, type ToolSpec } from "./drive-clients.ts";
+import { aiSdkModel, askAiSdk } from "./drive-ai-sdk.ts";
 import { NORMALIZE, type Normalized } from "./normalize.ts";
 
 /**
@@ -45,10 +46,11 @@ const PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQD
 
 let gw: TestGateway;
 let clients: Clients;
+let key: string;
 
 beforeAll(async () => {
   gw = await startTestGateway({ fileConfig: CONFIG, recordSim: true });
-  const { key } = await gw.account("Enterprise");
+  ({ key } = await gw.account("Enterprise"));
   clients = makeClients(gw.url, key);
 }, 60_000);
 afterAll(() => gw.stop(), 30_000);
@@ -128,6 +130,36 @@ describe.each(PAIRS)("%s client → %s upstream", (format, api) => {
         },
         stream,
       );
+      const sent = lastSent();
+      expect(JSON.stringify(sent.body)).toContain("Sunny, 21 C");
+      expect(JSON.stringify(sent.body)).toContain("clock service unavailable");
+      expect(second.normalized.text).toStartWith("Tool result received:");
+      expect(second.normalized.stop).toBe("end_turn");
+      expectSame(second.normalized, await truthOf(sent));
+    });
+
+    test("the AI SDK as the client: plain text, then parallel tool calls and their results", async () => {
+      const model = aiSdkModel(format, gw.url, key, tier);
+      const plain = await askAiSdk(model, { system: "You are terse.", user: "Describe the conformance check please" }, stream);
+      expect(lastSent().api).toBe(api);
+      expect(plain.normalized.text).toContain("Describe the conformance check please");
+      expect(plain.normalized.stop).toBe("end_turn");
+      expectSame(plain.normalized, await truthOf(lastSent()));
+
+      const user = '[sim tool=get_weather,get_time args={"city":"Paris"}] weather and time?';
+      const first = await askAiSdk(model, { user, tools: TOOLS }, stream);
+      expectSame(first.normalized, await truthOf(lastSent()));
+      expect(first.normalized.stop).toBe("tool_use");
+      expect(first.normalized.toolCalls.map((c) => [c.name, c.args])).toEqual([
+        ["get_weather", { city: "Paris" }],
+        ["get_time", { city: "Paris" }],
+      ]);
+      const [weather, time] = first.normalized.toolCalls;
+      const results = [
+        { callId: weather!.id, toolName: "get_weather", content: "Sunny, 21 C", isError: false },
+        { callId: time!.id, toolName: "get_time", content: "clock service unavailable", isError: true },
+      ];
+      const second = await askAiSdk(model, { user: "", tools: TOOLS, previous: { answer: null, results } }, stream, first.messages);
       const sent = lastSent();
       expect(JSON.stringify(sent.body)).toContain("Sunny, 21 C");
       expect(JSON.stringify(sent.body)).toContain("clock service unavailable");
