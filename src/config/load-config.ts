@@ -156,6 +156,7 @@ export function loadConfig(env: Env = process.env): Config {
     keyCacheTtlMs: file.server?.keyCacheTtlMs ?? DEFAULT_KEY_CACHE_TTL_MS,
     upstreamTimeoutMs: file.server?.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
     retries: { ...DEFAULT_RETRIES, ...file.server?.retries },
+    trustProxy: file.server?.trustProxy ?? false,
     providers: file.providers,
     models: file.models,
     tiers: file.tiers,

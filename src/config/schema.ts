@@ -342,6 +342,8 @@ export const FileConfigSchema = t.Object(
           upstreamTimeoutMs: t.Optional(t.Integer({ minimum: 1 })),
           /** Calling the same model again after a transient failure (429, 5xx, 529, connection), before the first byte. */
           retries: t.Optional(RetriesSchema),
+          /** Believe `x-forwarded-host` / `x-forwarded-proto` (only behind a proxy that sets them); default false. */
+          trustProxy: t.Optional(t.Boolean()),
         },
         { additionalProperties: false },
       ),
@@ -368,6 +370,8 @@ export interface Config {
   readonly keyCacheTtlMs: number;
   readonly upstreamTimeoutMs: number;
   readonly retries: RetryPolicy;
+  /** Whether `x-forwarded-host` / `x-forwarded-proto` are believed (server.trustProxy). */
+  readonly trustProxy: boolean;
   readonly providers: Readonly<Record<string, Provider>>;
   readonly models: Readonly<Record<string, ModelConfig>>;
   readonly tiers: Readonly<Record<(typeof TIERS)[number], TierConfig>>;

@@ -1,5 +1,6 @@
 import type { Principal } from "../accounts/principal.ts";
 import { EFFORTS, type Effort } from "../canonical/effort.ts";
+import { GatewayError } from "../canonical/gateway-error.ts";
 import type { CanonicalRequest } from "../canonical/request.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import type { Config } from "../config/schema.ts";
@@ -123,6 +124,8 @@ async function collect(pieces: AsyncIterable<string>): Promise<string> {
 export async function handleTurn(deps: TurnDeps, input: TurnInput): Promise<Response> {
   const { format, principal, request } = input;
   const config = deps.config();
+  const baseUrl = publicBaseUrl(request, { publicUrl: config.smartPlus.publicUrl, trustProxy: config.trustProxy });
+  if (baseUrl === null) throw new GatewayError(400, "invalid_request_error", "the Host header is not a host name (set smartPlus.publicUrl to give the address the commands use)");
   const canonical = CLIENT_FORMATS[format].decodeRequest(input.body).value;
   const key = conversationKey(principal.accountId, "smart-plus", canonical, readSessionId(request.headers, canonical));
   const task = newestUserText(canonical);
@@ -135,9 +138,9 @@ export async function handleTurn(deps: TurnDeps, input: TurnInput): Promise<Resp
     if (jobTask === "") pieces = once(composeNoTaskText());
     else {
       job = await deps.store.create({ accountId: principal.accountId, conversationKey: key, task: jobTask, model: modelName, effort, ttlMs: config.smartPlus.jobTtlMs });
-      pieces = turnPieces(deps, job, publicBaseUrl(config.smartPlus.publicUrl, request), request.signal, true);
+      pieces = turnPieces(deps, job, baseUrl, request.signal, true);
     }
-  } else pieces = turnPieces(deps, job, publicBaseUrl(config.smartPlus.publicUrl, request), request.signal, false);
+  } else pieces = turnPieces(deps, job, baseUrl, request.signal, false);
 
   const id = `${ID_PREFIX[format]}${input.requestId}`;
   // A later Responses turn may carry only `previous_response_id`: that id must lead to the job too.

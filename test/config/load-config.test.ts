@@ -113,6 +113,6 @@ describe("examples/config.json", () => {
       models: DEFAULT_CONFIG.models,
       tiers: DEFAULT_CONFIG.tiers,
     });
-    expect([config.bodyLimitBytes, config.keyCacheTtlMs, config.upstreamTimeoutMs]).toEqual([33554432, 60000, 120000]);
+    expect([config.bodyLimitBytes, config.keyCacheTtlMs, config.upstreamTimeoutMs, config.trustProxy]).toEqual([33554432, 60000, 120000, false]);
   });
 });
