@@ -64,6 +64,13 @@ function handleSignals(started: Promise<RunningGateway>): void {
   });
 }
 
+function firstAccountHint(config: Config): string {
+  const create = "`bun run admin accounts create --plan Enterprise` (or POST /admin/accounts)";
+  return config.adminToken
+    ? `create the first with ${create}, ROUTELANE_ADMIN_TOKEN set`
+    : `start with ROUTELANE_ADMIN_TOKEN set (16+ characters), then create the first with ${create}`;
+}
+
 async function main(): Promise<void> {
   const config = configOrExit();
   const started = startGateway(config);
@@ -75,6 +82,8 @@ async function main(): Promise<void> {
     console.log(`demo Enterprise account created; its API key (shown once, also in ${config.dataDir}/demo-key.txt):`);
     console.log(`  ${gateway.demoKey}`);
   }
+  // Outside the offline demo no account is made for the operator: a key printed here would end up in a log.
+  if (gateway.noAccounts) console.log(`routelane: no accounts yet; ${firstAccountHint(config)}`);
 }
 
 await main().catch((error: unknown) => {

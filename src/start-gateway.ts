@@ -36,7 +36,10 @@ export interface StartOptions {
   readonly database?: Database;
   /** Record what the in-process simulated upstream receives (tests). */
   readonly recordSim?: boolean;
-  /** Create the demo account on an empty database (default true). */
+  /**
+   * Create the demo account on an empty database. By default only for the offline demo: the
+   * built-in simulated config (no config file) on the embedded database (no DATABASE_URL).
+   */
   readonly seedDemo?: boolean;
   /** Logging, metrics token, shutdown deadline, traces; read from `env` when absent. */
   readonly ops?: Partial<OpsSettings>;
@@ -51,6 +54,8 @@ export interface RunningGateway {
   readonly sim: SimServer | undefined;
   /** The demo account's key when this start created it (shown once). */
   readonly demoKey: string | undefined;
+  /** True when the database held no account at start and none was made: start-up says how to create the first. */
+  readonly noAccounts: boolean;
   readonly metrics: GatewayMetrics;
   readonly requestLog: RequestLog;
   readonly tracing: Tracing;
@@ -125,7 +130,9 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   const ownsDatabase = options.database === undefined;
   const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   if (ownsDatabase) await migrateDatabase(database);
-  const seeded = options.seedDemo === false ? null : await seedDemoAccount({ database, dataDir: config.dataDir });
+  const offlineDemo = config.configPath === undefined && config.databaseUrl === undefined;
+  const seeded = (options.seedDemo ?? offlineDemo) ? await seedDemoAccount({ database, dataDir: config.dataDir }) : null;
+  const noAccounts = seeded === null && (await createAccountStore(database).countAccounts()) === 0;
   const sim = needsInProcessSim(config) ? await startSim({ port: 0, faults: simFaults(config), record: options.recordSim ?? false }) : undefined;
   const authenticator = await createKeyAuthenticator({ database, ttlMs: config.keyCacheTtlMs });
   const requestLog = createRequestLog({ level: ops.logLevel, destination: ops.logDestination, logBodies: ops.logBodies });
@@ -240,6 +247,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     database,
     sim,
     demoKey: seeded?.key,
+    noAccounts,
     metrics,
     requestLog,
     tracing,

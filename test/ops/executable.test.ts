@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createBenchAccount } from "../../src/bench/create-bench-account.ts";
 import { buildExecutable } from "../../src/ops/build-executable.ts";
 import { openTestDatabase } from "../helpers/test-database.ts";
 
@@ -10,15 +11,22 @@ const binary = join(work, "routelane");
 beforeAll(() => buildExecutable(binary), 120_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** Starts the binary and reads stdout until it listens and has printed the demo key. */
+const ADMIN_TOKEN = "executable-test-admin-token-0123";
+
+/**
+ * Starts the binary and reads stdout until it listens and has printed the demo key (the offline
+ * demo); on Postgres, which gets no demo account, the key is made through the admin API.
+ */
 async function startBinary(env: Record<string, string | undefined>) {
+  if (env.DATABASE_URL !== undefined) env = { ...env, ROUTELANE_ADMIN_TOKEN: ADMIN_TOKEN };
   const childEnv: Record<string, string> = {};
   for (const [name, value] of Object.entries({ ...process.env, ...env })) if (value !== undefined) childEnv[name] = value;
   // Run from an empty directory: the executable needs nothing from the checkout.
   const child = Bun.spawn([binary], { cwd: mkdtempSync(join(work, "cwd-")), env: childEnv, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const reader = child.stdout.getReader();
   let text = "";
-  while (!(/listening on (http:\/\/\S+)/.test(text) && /^\s+rl_[A-Za-z0-9]+$/m.test(text))) {
+  const demo = env.DATABASE_URL === undefined;
+  while (!(/listening on (http:\/\/\S+)/.test(text) && (!demo || /^\s+rl_[A-Za-z0-9]+$/m.test(text)))) {
     const { value, done } = await reader.read();
     if (done) throw new Error(`the executable did not start: ${text}${await new Response(child.stderr).text()}`);
     text += new TextDecoder().decode(value);
@@ -27,7 +35,8 @@ async function startBinary(env: Record<string, string | undefined>) {
   void (async () => {
     while (!(await reader.read()).done);
   })();
-  return { child, url: /listening on (http:\/\/\S+)/.exec(text)![1]!, key: /^\s+(rl_[A-Za-z0-9]+)$/m.exec(text)![1]! };
+  const url = /listening on (http:\/\/\S+)/.exec(text)![1]!;
+  return { child, url, key: demo ? /^\s+(rl_[A-Za-z0-9]+)$/m.exec(text)![1]! : await createBenchAccount(url, ADMIN_TOKEN) };
 }
 
 const REQUESTS: ReadonlyArray<readonly [string, Record<string, unknown>, string]> = [
