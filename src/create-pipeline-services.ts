@@ -1,4 +1,3 @@
-import { RedisClient } from "bun";
 import { createResponseCache, type ResponseCache, type StoredEntry } from "./cache/create-response-cache.ts";
 import { createResponseHistory, type ResponseHistory } from "./cache/create-response-history.ts";
 import { createShardedLru } from "./cache/create-sharded-lru.ts";
@@ -6,6 +5,7 @@ import { decodeRawAnswer } from "./pipeline/decode-raw-answer.ts";
 import type { Config } from "./config/schema.ts";
 import type { Database } from "./db/client.ts";
 import { createLimiter, type GatewayLimiter } from "./limits/create-limiter.ts";
+import { createRedisLink, type RedisLink, type RedisStateChange } from "./redis/create-redis-link.ts";
 import type { AskClass } from "./routing/classify-with-llm.ts";
 import { createMemoryPinStore } from "./routing/create-memory-pin-store.ts";
 import { createRedisPinStore } from "./routing/create-redis-pin-store.ts";
@@ -28,6 +28,8 @@ const RESPONSE_HISTORY_MAX_BYTES = 64 * 1024 * 1024;
 
 /** The stateful parts the request pipeline leans on: limits, caches, routing and usage. */
 export interface PipelineServices {
+  /** The one link to Redis (REDIS_URL) every shared part uses, and its health. */
+  readonly redis: RedisLink | undefined;
   readonly limiter: GatewayLimiter;
   readonly responseCache: ResponseCache | undefined;
   readonly responseHistory: ResponseHistory;
@@ -46,6 +48,8 @@ export interface PipelineServicesOptions {
   readonly askClass?: AskClass;
   /** Circuit-breaker state changes (metrics). */
   readonly onBreakerChange?: (model: string, to: BreakerState) => void;
+  /** Redis going down or coming back (one log line each). */
+  readonly onRedisChange?: (change: RedisStateChange) => void;
 }
 
 /**
@@ -56,25 +60,30 @@ export interface PipelineServicesOptions {
 export function createPipelineServices(options: PipelineServicesOptions): PipelineServices {
   const { config, database } = options;
   const prefix = config.redis.keyPrefix;
-  const redis = config.redisUrl ? new RedisClient(config.redisUrl, { enableOfflineQueue: false, connectionTimeout: 1_000 }) : undefined;
-  const limiter = createLimiter({ config, loadMonthlyTokens: loadMonthlyTokens(database) });
+  const redis = config.redisUrl ? createRedisLink({
+        url: config.redisUrl,
+        commandTimeoutMs: config.redis.commandTimeoutMs,
+        backoffMs: config.redis.backoffMs,
+        onChange: options.onRedisChange,
+      }) : undefined;
+  const limiter = createLimiter({ config, redis, loadMonthlyTokens: loadMonthlyTokens(database) });
   const cacheSettings = config.responseCache;
   const responseCache = cacheSettings.enabled
     ? createResponseCache({
         ttlMs: cacheSettings.ttlMs,
         decodeRaw: decodeRawAnswer,
         lru: createShardedLru<StoredEntry>({ maxBytes: cacheSettings.maxBytes, ttlMs: cacheSettings.ttlMs, shards: cacheSettings.shards }),
-        redis: redis ? { client: redis, keyPrefix: prefix } : undefined,
+        redis: redis ? { link: redis, keyPrefix: prefix } : undefined,
       })
     : undefined;
   const responseHistory = createResponseHistory({
     ttlMs: RESPONSE_HISTORY_TTL_MS,
     lru: createShardedLru<string>({ maxBytes: RESPONSE_HISTORY_MAX_BYTES, ttlMs: RESPONSE_HISTORY_TTL_MS }),
-    redis: redis ? { client: redis, keyPrefix: prefix } : undefined,
+    redis: redis ? { link: redis, keyPrefix: prefix } : undefined,
   });
   const usageWriter = createUsageWriter({ store: createUsageStore(database), ...config.usage });
-  const pins = config.redisUrl
-    ? createRedisPinStore({ url: config.redisUrl, prefix: `${prefix}pin:` })
+  const pins = redis
+    ? createRedisPinStore({ link: redis, prefix: `${prefix}pin:` })
     : createMemoryPinStore(config.routing.conversations.maxPins, Date.now);
   let routing: Routing | undefined;
   const routingFor = (next: Config): Routing => {
@@ -96,6 +105,7 @@ export function createPipelineServices(options: PipelineServicesOptions): Pipeli
   };
   let observed: { readonly config: Config; readonly observe: RequestObserver } | undefined;
   return {
+    redis,
     limiter,
     responseCache,
     responseHistory,

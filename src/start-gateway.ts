@@ -141,6 +141,10 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     database,
     askClass: createAskClass(() => holder.deps),
     onBreakerChange: (model, state) => metrics.breakerState(model, state === "half-open" ? "half_open" : state),
+    onRedisChange: (change) =>
+      change.state === "down"
+        ? requestLog.logger.warn({ redis: "down", error: change.error, retryInMs: change.retryInMs }, "redis unreachable: limits, pins and the response cache run in process until a probe finds it")
+        : requestLog.logger.info({ redis: "up", downForMs: change.downForMs }, "redis reachable again: limits, pins and the response cache are shared"),
   });
   const smartPlus = createSmartPlus({
     database,
@@ -195,7 +199,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
 
   let app: AnyElysia | undefined;
   const shutdown = createServerShutdown(() => app?.server, ops.shutdownTimeoutMs, requestLog);
-  const readiness = createReadinessCheck({ database, redisUrl: config.redisUrl, draining: () => shutdown.draining });
+  const readiness = createReadinessCheck({ database, redis: services.redis, draining: () => shutdown.draining });
 
   const reload = (): Config => reloadLogged(holder, requestLog);
   const plugins: AnyElysia[] = [
@@ -232,7 +236,6 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     { name: "limits, routing and usage", run: () => services.close() },
     { name: "simulated upstream", run: async () => void (await sim?.stop()) },
     { name: "authenticator", run: () => authenticator.close() },
-    { name: "readiness", run: async () => readiness.close() },
     { name: "traces", run: () => tracing.shutdown() },
     { name: "request log", run: () => requestLog.flush() },
     { name: "database", run: async () => void (ownsDatabase && (await database.close())) },

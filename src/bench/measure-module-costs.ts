@@ -129,7 +129,7 @@ async function routingRows(config: Config, options: CallCostOptions): Promise<Co
 }
 
 async function limitsCacheRows(config: Config, options: CallCostOptions): Promise<CostRow[]> {
-  const limiter = createLimiter({ config: { redisUrl: undefined, redis: config.redis }, log: () => {} });
+  const limiter = createLimiter({ config: { redis: config.redis }, log: () => {} });
   const settings = config.responseCache;
   const cache = createResponseCache({
     ttlMs: settings.ttlMs,

@@ -1,8 +1,7 @@
-import type { RedisClient } from "bun";
 import type { CanonicalResponse } from "../canonical/response.ts";
 import type { ShardedLru } from "./create-sharded-lru.ts";
 import type { DecodeRawAnswer, RawAnswer } from "./raw-answer.ts";
-import { withTimeout } from "./with-timeout.ts";
+import type { RedisLink } from "../redis/create-redis-link.ts";
 
 /** A cached answer: the complete response and the routing headers it was first sent with. */
 export interface CachedAnswer {
@@ -30,7 +29,7 @@ export interface ResponseCacheOptions {
   /** Reads a raw answer at its first hit. */
   readonly decodeRaw: DecodeRawAnswer;
   /** L2 shared by instances; absent → in-process only. */
-  readonly redis?: { readonly client: RedisClient; readonly keyPrefix: string; readonly timeoutMs?: number } | undefined;
+  readonly redis?: { readonly link: RedisLink; readonly keyPrefix: string } | undefined;
   readonly now?: () => number;
 }
 
@@ -42,7 +41,7 @@ export interface ResponseCache {
    * first hit, and dropped then if it is not). Never throws, never waits.
    */
   put(key: string, answer: CanonicalResponse | RawAnswer, headers: Readonly<Record<string, string>>): void;
-  /** True after an L2 call failed, until one succeeds again. */
+  /** True while the Redis link is down: L2 is skipped without a call until its probe finds Redis again. */
   readonly l2Degraded: boolean;
 }
 
@@ -91,8 +90,6 @@ function parseJson<T>(text: string): T | null {
 export function createResponseCache(options: ResponseCacheOptions): ResponseCache {
   const { lru, ttlMs, redis, decodeRaw } = options;
   const now = options.now ?? Date.now;
-  const timeoutMs = redis?.timeoutMs ?? 100;
-  let l2Degraded = false;
   const redisKey = (key: string) => `${redis?.keyPrefix ?? ""}rc:{${key.slice(0, key.indexOf(":"))}}:${key}`;
 
   const keep = (key: string, text: string, storedAt: number): void => lru.set(key, text, Buffer.byteLength(text) + key.length, storedAt + ttlMs);
@@ -117,10 +114,8 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     if (!redis) return null;
     let text: unknown;
     try {
-      text = await withTimeout(redis.client.send("GET", [redisKey(key)]), timeoutMs);
-      l2Degraded = false;
+      text = await redis.link.send("GET", [redisKey(key)]);
     } catch {
-      l2Degraded = true;
       return null;
     }
     if (typeof text !== "string") return null;
@@ -136,18 +131,15 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   }
 
   function toL2(key: string, value: string): void {
-    if (!redis) return;
-    withTimeout(redis.client.send("SET", [redisKey(key), value, "PX", String(ttlMs)]), timeoutMs).then(
-      () => void (l2Degraded = false),
-      () => void (l2Degraded = true),
-    );
+    if (!redis?.link.up) return;
+    redis.link.send("SET", [redisKey(key), value, "PX", String(ttlMs)]).catch(() => {});
   }
 
   return {
     get(key) {
       const entry = lru.get(key);
       if (entry !== undefined) return read(key, entry);
-      return redis ? fromL2(key) : null;
+      return redis?.link.up ? fromL2(key) : null;
     },
     put(key, answer, headers) {
       const storedAt = now();
@@ -163,7 +155,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
       toL2(key, text);
     },
     get l2Degraded() {
-      return l2Degraded;
+      return redis !== undefined && !redis.link.up;
     },
   };
 }

@@ -1,7 +1,6 @@
-import type { RedisClient } from "bun";
+import type { RedisLink } from "../redis/create-redis-link.ts";
 import type { CanonicalMessage } from "../canonical/request.ts";
 import type { ShardedLru } from "./create-sharded-lru.ts";
-import { withTimeout } from "./with-timeout.ts";
 
 /**
  * The conversations behind the Responses answers the gateway made itself (from a Messages or Chat
@@ -32,7 +31,7 @@ export interface ResponseHistoryOptions {
   readonly lru: ShardedLru<string>;
   readonly ttlMs: number;
   /** Shared level, so any instance can continue a conversation another one answered. */
-  readonly redis?: { readonly client: RedisClient; readonly keyPrefix: string; readonly timeoutMs?: number } | undefined;
+  readonly redis?: { readonly link: RedisLink; readonly keyPrefix: string } | undefined;
   /** The most turns read back for one conversation (a guard against a cycle or a runaway chain). */
   readonly maxTurns?: number;
 }
@@ -50,7 +49,6 @@ function parseTurn(text: string): HistoryTurn | null {
 export function createResponseHistory(options: ResponseHistoryOptions): ResponseHistory {
   const { lru, ttlMs, redis } = options;
   const maxTurns = options.maxTurns ?? 10_000;
-  const timeoutMs = redis?.timeoutMs ?? 100;
   const keyOf = (accountId: string, responseId: string) => `${accountId}:${responseId}`;
   const redisKey = (key: string) => `${redis?.keyPrefix ?? ""}rh:{${key.slice(0, key.indexOf(":"))}}:${key}`;
   const keep = (key: string, text: string) => lru.set(key, text, Buffer.byteLength(text) + key.length);
@@ -58,10 +56,10 @@ export function createResponseHistory(options: ResponseHistoryOptions): Response
   async function turnOf(key: string): Promise<HistoryTurn | null> {
     const local = lru.get(key);
     if (local !== undefined) return parseTurn(local);
-    if (!redis) return null;
+    if (!redis?.link.up) return null;
     let text: unknown;
     try {
-      text = await withTimeout(redis.client.send("GET", [redisKey(key)]), timeoutMs);
+      text = await redis.link.send("GET", [redisKey(key)]);
     } catch {
       return null;
     }
@@ -87,8 +85,8 @@ export function createResponseHistory(options: ResponseHistoryOptions): Response
       const key = keyOf(accountId, responseId);
       const text = JSON.stringify(turn);
       keep(key, text);
-      if (!redis) return;
-      withTimeout(redis.client.send("SET", [redisKey(key), text, "PX", String(ttlMs)]), timeoutMs).catch(() => {});
+      if (!redis?.link.up) return;
+      redis.link.send("SET", [redisKey(key), text, "PX", String(ttlMs)]).catch(() => {});
     },
   };
 }

@@ -173,7 +173,12 @@ export function loadConfig(env: Env = process.env): Config {
       flushIntervalMs: file.usage?.flushIntervalMs ?? 1_000,
       maxBufferRows: file.usage?.maxBufferRows ?? 100_000,
     },
-    redis: { keyPrefix: file.redis?.keyPrefix ?? "routelane:", leaseTtlMs: file.redis?.leaseTtlMs ?? 30_000 },
+    redis: {
+      keyPrefix: file.redis?.keyPrefix ?? "routelane:",
+      leaseTtlMs: file.redis?.leaseTtlMs ?? 30_000,
+      commandTimeoutMs: file.redis?.commandTimeoutMs ?? 250,
+      backoffMs: file.redis?.backoffMs ?? 500,
+    },
     routing: { ...DEFAULT_ROUTING, ...file.routing } satisfies RoutingConfig,
     smartPlus: readSmartPlus(file, settings.ROUTELANE_DATA_DIR ?? "./data"),
   });

@@ -270,6 +270,10 @@ export const RedisSettingsSchema = t.Object(
     keyPrefix: t.Optional(t.String()),
     /** A concurrency slot lapses this long after its holder stopped refreshing it (a dead instance), ms. */
     leaseTtlMs: t.Optional(t.Integer({ minimum: 1000 })),
+    /** Longest a request waits for one Redis command; past it Redis counts as down, ms. */
+    commandTimeoutMs: t.Optional(t.Integer({ minimum: 10, maximum: 10_000 })),
+    /** After a failure Redis is not asked for this long (in-process fallbacks serve), then probed; each failed probe doubles it up to 10 s, ms. */
+    backoffMs: t.Optional(t.Integer({ minimum: 10, maximum: 10_000 })),
   },
   { additionalProperties: false },
 );
@@ -377,7 +381,7 @@ export interface Config {
   readonly tiers: Readonly<Record<(typeof TIERS)[number], TierConfig>>;
   readonly responseCache: { readonly enabled: boolean; readonly maxBytes: number; readonly ttlMs: number; readonly shards: number };
   readonly usage: { readonly batchRows: number; readonly flushIntervalMs: number; readonly maxBufferRows: number };
-  readonly redis: { readonly keyPrefix: string; readonly leaseTtlMs: number };
+  readonly redis: { readonly keyPrefix: string; readonly leaseTtlMs: number; readonly commandTimeoutMs: number; readonly backoffMs: number };
   readonly routing: RoutingConfig;
   readonly smartPlus: SmartPlusConfig;
 }

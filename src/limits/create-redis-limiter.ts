@@ -1,12 +1,13 @@
-import type { RedisClient } from "bun";
 import { buildLimitRefusal, rateLimitHeaders } from "./build-limit-refusal.ts";
 import { RPM_WINDOW_MS, type Lease, type LimitDecision, type Limiter, type LimitSubject, type MonthlyTokensLoader } from "./limiter.ts";
 import { monthWindow } from "./month-window.ts";
 import { ACQUIRE_SCRIPT, ADD_TOKENS_SCRIPT, INIT_MONTH_SCRIPT, REFRESH_SCRIPT, RELEASE_SCRIPT } from "./redis-scripts.ts";
-import { createScriptRunner, RedisUnavailableError } from "./run-redis-script.ts";
+import { RedisUnavailableError } from "../redis/create-redis-link.ts";
+import { createScriptRunner, type RedisSend } from "./run-redis-script.ts";
 
 export interface RedisLimiterOptions {
-  readonly client: RedisClient;
+  /** The link's `send` (its deadline and outage handling apply to every script). */
+  readonly send: RedisSend;
   /** Prefix of every key, e.g. `routelane:`. */
   readonly keyPrefix: string;
   readonly loadMonthlyTokens?: MonthlyTokensLoader | undefined;
@@ -15,8 +16,6 @@ export interface RedisLimiterOptions {
    * slots of a process that died lapse within this bound.
    */
   readonly leaseTtlMs?: number;
-  /** Per-command deadline; past it the call fails as unreachable. */
-  readonly commandTimeoutMs?: number;
   readonly now?: () => number;
   readonly log?: (line: string) => void;
 }
@@ -33,16 +32,15 @@ const asNumbers = (reply: unknown): number[] => (Array.isArray(reply) ? reply.ma
  * Rejects with RedisUnavailableError when Redis cannot be reached (the fail-open wrapper catches it).
  */
 export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { heldLeases(): number } {
-  const { client, keyPrefix } = options;
+  const { send, keyPrefix } = options;
   const leaseTtlMs = options.leaseTtlMs ?? 30_000;
-  const timeoutMs = options.commandTimeoutMs ?? 250;
   const now = options.now ?? Date.now;
   const log = options.log ?? ((line: string) => console.warn(line));
-  const acquireScript = createScriptRunner(client, ACQUIRE_SCRIPT, timeoutMs);
-  const releaseScript = createScriptRunner(client, RELEASE_SCRIPT, timeoutMs);
-  const refreshScript = createScriptRunner(client, REFRESH_SCRIPT, timeoutMs);
-  const initScript = createScriptRunner(client, INIT_MONTH_SCRIPT, timeoutMs);
-  const addScript = createScriptRunner(client, ADD_TOKENS_SCRIPT, timeoutMs);
+  const acquireScript = createScriptRunner(send, ACQUIRE_SCRIPT);
+  const releaseScript = createScriptRunner(send, RELEASE_SCRIPT);
+  const refreshScript = createScriptRunner(send, REFRESH_SCRIPT);
+  const initScript = createScriptRunner(send, INIT_MONTH_SCRIPT);
+  const addScript = createScriptRunner(send, ADD_TOKENS_SCRIPT);
   /** Leases held by this process: id → concurrency key, refreshed together on one timer. */
   const held = new Map<string, string>();
   const instance = crypto.randomUUID().slice(0, 8);

@@ -1,44 +1,23 @@
-import type { RedisClient } from "bun";
-
-/** A Redis command that did not answer in time or could not be sent: the caller fails open. */
-export class RedisUnavailableError extends Error {
-  override readonly name = "RedisUnavailableError";
-}
+/** One Redis command as the link sends it: connection failures and timeouts reject with RedisUnavailableError. */
+export type RedisSend = (command: string, args: readonly string[]) => Promise<unknown>;
 
 export type ScriptRunner = (keys: readonly string[], args: readonly (string | number)[]) => Promise<unknown>;
-
-function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new RedisUnavailableError(`redis did not answer within ${timeoutMs} ms`)), timeoutMs);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 const isNoScript = (err: unknown) => err instanceof Error && err.message.includes("NOSCRIPT");
 
 /**
  * Runs a Lua script by its SHA1 (EVALSHA), sending the source only when the server does not know it
- * yet (first use, restart, SCRIPT FLUSH). Connection failures and timeouts become RedisUnavailableError.
+ * yet (first use, restart, SCRIPT FLUSH). Deadlines and the outage handling are the link's.
  */
-export function createScriptRunner(client: RedisClient, source: string, timeoutMs: number): ScriptRunner {
+export function createScriptRunner(send: RedisSend, source: string): ScriptRunner {
   const sha = new Bun.CryptoHasher("sha1").update(source).digest("hex");
   return async (keys, args) => {
     const argv = [String(keys.length), ...keys, ...args.map(String)];
     try {
-      return await withTimeout(
-        client.send("EVALSHA", [sha, ...argv]).catch((err: unknown) => {
-          if (isNoScript(err)) return client.send("EVAL", [source, ...argv]);
-          throw err;
-        }),
-        timeoutMs,
-      );
+      return await send("EVALSHA", [sha, ...argv]);
     } catch (err) {
-      if (err instanceof RedisUnavailableError) throw err;
-      const code = (err as { code?: unknown }).code;
-      // A script error is a bug and should surface; anything about the connection means "unreachable".
-      if (code === "ERR_REDIS_SERVER_ERROR") throw err;
-      throw new RedisUnavailableError(err instanceof Error ? err.message : String(err));
+      if (isNoScript(err)) return send("EVAL", [source, ...argv]);
+      throw err;
     }
   };
 }

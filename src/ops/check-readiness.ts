@@ -3,9 +3,16 @@ import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { MIGRATIONS_FOLDER } from "../db/migrate.ts";
+import type { RedisLink } from "../redis/create-redis-link.ts";
 
 export interface ReadinessResult {
   readonly ready: boolean;
+  /**
+   * Ready, with parts running on their in-process fallback: `redis` while it is unreachable (limits
+   * per instance, pins and the cache's second level off). Still ready: every instance would be
+   * taken out of the load balancer for an outage the gateway rides out.
+   */
+  readonly degraded?: readonly string[];
   /** The part that failed, named for the 503 body: `draining`, `database`, `migrations`, `redis`. */
   readonly failing?: string;
   readonly reason?: string;
@@ -13,7 +20,8 @@ export interface ReadinessResult {
 
 export interface ReadinessOptions {
   readonly database: Database;
-  readonly redisUrl: string | undefined;
+  /** The gateway's Redis link (REDIS_URL), whose state readiness reports. */
+  readonly redis: RedisLink | undefined;
   readonly draining: () => boolean;
   /** How long one dependency may take to answer. */
   readonly timeoutMs?: number;
@@ -21,7 +29,6 @@ export interface ReadinessOptions {
 
 export interface ReadinessCheck {
   check(): Promise<ReadinessResult>;
-  close(): void;
 }
 
 function expectedMigrations(): number {
@@ -40,13 +47,13 @@ function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> 
 const message = (error: unknown): string => (error instanceof Error ? error.message.split("\n")[0]!.slice(0, 200) : "unreachable");
 
 /**
- * `/readyz`: not draining, the database answers and has every migration applied, and Redis (when
- * configured) answers PING. Errors are reduced to one line: never a URL or credentials.
+ * `/readyz`: not draining, the database answers and has every migration applied; Redis (when
+ * configured) unreachable makes it degraded, not unready. Errors are reduced to one line: never a
+ * URL or credentials.
  */
 export function createReadinessCheck(options: ReadinessOptions): ReadinessCheck {
   const timeoutMs = options.timeoutMs ?? 2_000;
   const expected = expectedMigrations();
-  let redis: Bun.RedisClient | undefined;
   const check = async (): Promise<ReadinessResult> => {
     if (options.draining()) return { ready: false, failing: "draining", reason: "shutting down" };
     try {
@@ -65,16 +72,9 @@ export function createReadinessCheck(options: ReadinessOptions): ReadinessCheck 
     } catch {
       return { ready: false, failing: "migrations", reason: "no migrations applied" };
     }
-    if (options.redisUrl) {
-      try {
-        redis ??= new Bun.RedisClient(options.redisUrl, { connectionTimeout: timeoutMs, autoReconnect: true, enableOfflineQueue: false });
-        if (!redis.connected) await withTimeout(redis.connect(), timeoutMs, "redis");
-        await withTimeout(redis.send("PING", []), timeoutMs, "redis");
-      } catch (error) {
-        return { ready: false, failing: "redis", reason: message(error).replace(/(redis|rediss|valkey|valkeys):\/\/\S+/g, "[url]") };
-      }
-    }
+    // Down: answered from the link's state, without a call; up: one PING through it.
+    if (options.redis && !(await options.redis.check())) return { ready: true, degraded: ["redis"] };
     return { ready: true };
   };
-  return { check, close: () => redis?.close() };
+  return { check };
 }

@@ -32,6 +32,7 @@ export function opsRoutes(options: OpsRoutesOptions): Elysia {
     .get("/healthz", () => Response.json({ status: "ok" }))
     .get("/readyz", async () => {
       const result = await options.readiness.check();
+      if (result.ready && result.degraded) return Response.json({ status: "degraded", degraded: result.degraded });
       if (result.ready) return Response.json({ status: "ready" });
       return Response.json({ status: "unavailable", failing: result.failing, reason: result.reason }, { status: 503 });
     })

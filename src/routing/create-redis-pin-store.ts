@@ -1,4 +1,4 @@
-import { RedisClient } from "bun";
+import type { RedisLink } from "../redis/create-redis-link.ts";
 import { isEffort } from "./is-effort.ts";
 import type { ConversationPin, PinStore } from "./pin-store.ts";
 
@@ -20,51 +20,37 @@ function readPin(text: string | null): ConversationPin | null {
 }
 
 export interface RedisPinStoreOptions {
-  readonly url: string;
+  /** The gateway's Redis link: while it is down, pins are misses without a call. */
+  readonly link: RedisLink;
   /** Namespace for the keys (tests use one per run). */
   readonly prefix?: string;
-  readonly onError?: (err: unknown) => void;
-  /** Longest a pin read or write may hold up a request, ms. */
-  readonly timeoutMs?: number;
-}
-
-const DEFAULT_TIMEOUT_MS = 100;
-
-/** Bun's client queues commands while it reconnects; a request must not wait for that. */
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`redis did not answer within ${ms} ms`)), ms)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**
  * The pin map shared by every instance: one Redis string per conversation with a PX expiry.
- * A Redis failure is a miss (the conversation is classified afresh), never a failed request.
+ * A Redis failure is a miss (the conversation is classified afresh), never a failed request; the
+ * link logs the outage once, not each miss.
  */
 export function createRedisPinStore(options: RedisPinStoreOptions): PinStore {
-  const client = new RedisClient(options.url, { connectionTimeout: 2_000 });
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const { link } = options;
   const prefix = options.prefix ?? "routelane:pin:";
-  const onError = options.onError ?? ((err: unknown) => console.error("pin store failed:", err instanceof Error ? err.message : err));
   return {
     kind: "redis",
-    async get(key) {
-      try {
-        return readPin(await withTimeout(client.get(prefix + key), timeoutMs));
-      } catch (err) {
-        onError(err);
-        return null;
-      }
+    get(key) {
+      if (!link.up) return null;
+      return link.send("GET", [prefix + key]).then(
+        (text) => readPin(typeof text === "string" ? text : null),
+        () => null,
+      );
     },
-    async set(key, pin, ttlMs) {
-      try {
-        await withTimeout(client.set(prefix + key, JSON.stringify(pin), "PX", ttlMs), timeoutMs);
-      } catch (err) {
-        onError(err);
-      }
+    set(key, pin, ttlMs) {
+      if (!link.up) return;
+      return link.send("SET", [prefix + key, JSON.stringify(pin), "PX", String(ttlMs)]).then(
+        () => {},
+        () => {},
+      );
     },
-    async close() {
-      client.close();
-    },
+    // The link is the gateway's, closed with it.
+    async close() {},
   };
 }

@@ -6,7 +6,6 @@ import { compileRoutingRules, type CompiledRule } from "./compile-routing-rules.
 import { createDecisionCache, type DecisionCache } from "./create-decision-cache.ts";
 import { createMemoryPinStore } from "./create-memory-pin-store.ts";
 import { createPostgresDecisionStore } from "./create-postgres-decision-store.ts";
-import { createRedisPinStore } from "./create-redis-pin-store.ts";
 import { hashKey } from "./hash-key.ts";
 import type { PinStore } from "./pin-store.ts";
 import { compileEscalation, type CompiledEscalation } from "./track-escalation.ts";
@@ -52,9 +51,7 @@ export function createRouting(options: CreateRoutingOptions): Routing {
   });
   const stopCleanup =
     options.database && options.cleanup !== false ? decisionCache.startCleanup(routing.decisionCache.cleanupIntervalMs) : () => {};
-  const pins =
-    options.pins ??
-    (config.redisUrl ? createRedisPinStore({ url: config.redisUrl }) : createMemoryPinStore(routing.conversations.maxPins, now));
+  const pins = options.pins ?? createMemoryPinStore(routing.conversations.maxPins, now);
   const pools = Object.fromEntries(Object.entries(config.tiers).map(([tier, t]) => [tier, [t.models, t.defaultEffort]]));
   return {
     config,

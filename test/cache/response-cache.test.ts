@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { RedisClient } from "bun";
+import { createRedisLink } from "../../src/redis/create-redis-link.ts";
 import { useTestRedis } from "../helpers/test-redis.ts";
 import { buildResponseCacheKey, readCacheControl } from "../../src/cache/build-response-cache-key.ts";
 import { createResponseCache, type StoredEntry } from "../../src/cache/create-response-cache.ts";
@@ -138,10 +138,10 @@ describe("response cache, raw answers", () => {
   });
 
   test("a raw answer stored by one instance is decoded by another through L2", async () => {
-    const one = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { client: testRedis.client, keyPrefix: PREFIX } });
-    const two = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { client: testRedis.client, keyPrefix: PREFIX } });
+    const one = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { link: testRedis.link, keyPrefix: PREFIX } });
+    const two = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { link: testRedis.link, keyPrefix: PREFIX } });
     one.put("acct_raw:l2", rawJson("via redis"), ROUTER);
-    await testRedis.client.send("PING", []);
+    await testRedis.link.send("PING", []);
     expect((await two.get("acct_raw:l2"))?.response.content).toEqual([{ type: "text", text: "via redis" }]);
     expect(two.get("acct_raw:l2") instanceof Promise).toBe(false);
   });
@@ -149,11 +149,11 @@ describe("response cache, raw answers", () => {
 
 describe("response cache with a Redis L2", () => {
   test("an answer stored by one instance is a hit on another", async () => {
-    const one = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { client: testRedis.client, keyPrefix: PREFIX } });
-    const two = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { client: testRedis.client, keyPrefix: PREFIX } });
+    const one = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { link: testRedis.link, keyPrefix: PREFIX } });
+    const two = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { link: testRedis.link, keyPrefix: PREFIX } });
     const key = buildResponseCacheKey("acct_l2", "responses", body);
     one.put(key, answer("shared"), ROUTER);
-    await testRedis.client.send("PING", []);
+    await testRedis.link.send("PING", []);
     const hit = await two.get(key);
     expect(hit?.response.content).toEqual([{ type: "text", text: "shared" }]);
     // Now in two's L1: synchronous.
@@ -163,8 +163,8 @@ describe("response cache with a Redis L2", () => {
   });
 
   test("Redis unreachable: misses, not errors", async () => {
-    const down = new RedisClient("redis://127.0.0.1:1", { connectionTimeout: 200, autoReconnect: false, enableOfflineQueue: false });
-    const cache = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { client: down, keyPrefix: PREFIX, timeoutMs: 300 } });
+    const down = createRedisLink({ url: "redis://127.0.0.1:1", backoffMs: 60_000 });
+    const cache = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { link: down, keyPrefix: PREFIX } });
     expect(await cache.get("acct_x:k")).toBeNull();
     expect(cache.l2Degraded).toBe(true);
     cache.put("acct_x:k", answer("local"), ROUTER);

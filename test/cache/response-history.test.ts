@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { RedisClient } from "bun";
+import { createRedisLink } from "../../src/redis/create-redis-link.ts";
 import { useTestRedis } from "../helpers/test-redis.ts";
 import { createResponseHistory } from "../../src/cache/create-response-history.ts";
 import { createShardedLru } from "../../src/cache/create-sharded-lru.ts";
@@ -53,18 +53,18 @@ describe("response history", () => {
   });
 
   test("with Redis, another instance finds it", async () => {
-    const one = createResponseHistory({ lru: newLru(), ttlMs: TTL, redis: { client: testRedis.client, keyPrefix: PREFIX } });
-    const two = createResponseHistory({ lru: newLru(), ttlMs: TTL, redis: { client: testRedis.client, keyPrefix: PREFIX } });
+    const one = createResponseHistory({ lru: newLru(), ttlMs: TTL, redis: { link: testRedis.link, keyPrefix: PREFIX } });
+    const two = createResponseHistory({ lru: newLru(), ttlMs: TTL, redis: { link: testRedis.link, keyPrefix: PREFIX } });
     one.put("acct_r", "resp_shared", { messages: conversation });
-    await testRedis.client.send("PING", []);
+    await testRedis.link.send("PING", []);
     expect(await two.get("acct_r", "resp_shared")).toEqual(conversation);
     const ttl = Number(await testRedis.client.send("PTTL", [`${PREFIX}rh:{acct_r}:acct_r:resp_shared`]));
     expect(ttl).toBeGreaterThan(TTL - 5_000);
   });
 
   test("Redis unreachable: what this instance kept still comes back, the rest is unknown", async () => {
-    const down = new RedisClient("redis://127.0.0.1:1", { connectionTimeout: 200, autoReconnect: false, enableOfflineQueue: false });
-    const history = createResponseHistory({ lru: newLru(), ttlMs: TTL, redis: { client: down, keyPrefix: PREFIX, timeoutMs: 300 } });
+    const down = createRedisLink({ url: "redis://127.0.0.1:1", backoffMs: 60_000 });
+    const history = createResponseHistory({ lru: newLru(), ttlMs: TTL, redis: { link: down, keyPrefix: PREFIX } });
     history.put("acct_x", "resp_local", { messages: conversation });
     expect(await history.get("acct_x", "resp_local")).toEqual(conversation);
     expect(await history.get("acct_x", "resp_elsewhere")).toBeNull();

@@ -1,24 +1,24 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { RedisClient } from "bun";
 import type { PlanLimits } from "../../src/accounts/plans.ts";
 import { createFailOpenLimiter } from "../../src/limits/create-fail-open-limiter.ts";
 import { createLimiter } from "../../src/limits/create-limiter.ts";
 import { createMemoryLimiter } from "../../src/limits/create-memory-limiter.ts";
 import { createRedisLimiter } from "../../src/limits/create-redis-limiter.ts";
 import type { Lease, LimitDecision, LimitSubject } from "../../src/limits/limiter.ts";
+import { createRedisLink, type RedisLink, type RedisStateChange } from "../../src/redis/create-redis-link.ts";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const PREFIX = `rltest:${process.pid}:${crypto.randomUUID().slice(0, 8)}:`;
 const HOOK_MS = 30_000;
 
-let a: RedisClient;
-let b: RedisClient;
+let a: RedisLink;
+let b: RedisLink;
 
 beforeAll(async () => {
-  // Two connections stand for two gateway instances sharing one Redis.
-  a = new RedisClient(REDIS_URL);
-  b = new RedisClient(REDIS_URL);
-  await Promise.all([a.connect(), b.connect()]);
+  // Two links stand for two gateway instances sharing one Redis.
+  a = createRedisLink({ url: REDIS_URL });
+  b = createRedisLink({ url: REDIS_URL });
+  await Promise.all([a.check(), b.check()]);
 }, HOOK_MS);
 
 afterAll(async () => {
@@ -43,8 +43,8 @@ const leasesOf = (ds: LimitDecision[]): Lease[] => ds.flatMap((d) => (d.ok ? [d.
 
 describe("redis limiter: exact across two instances", () => {
   test("rpm: of 70 simultaneous requests split over two instances exactly 60 pass", async () => {
-    const one = createRedisLimiter({ client: a, keyPrefix: PREFIX });
-    const two = createRedisLimiter({ client: b, keyPrefix: PREFIX });
+    const one = createRedisLimiter({ send: a.send, keyPrefix: PREFIX });
+    const two = createRedisLimiter({ send: b.send, keyPrefix: PREFIX });
     const s = subjectOf("acct_rpm", limitsOf(60, null));
     const decisions = await Promise.all(Array.from({ length: 70 }, (_, i) => (i % 2 === 0 ? one : two).acquire(s)));
     expect(okCount(decisions)).toBe(60);
@@ -59,8 +59,8 @@ describe("redis limiter: exact across two instances", () => {
   });
 
   test("concurrency: of 10 simultaneous requests exactly 4 hold a slot; a release on one instance frees it for the other", async () => {
-    const one = createRedisLimiter({ client: a, keyPrefix: PREFIX });
-    const two = createRedisLimiter({ client: b, keyPrefix: PREFIX });
+    const one = createRedisLimiter({ send: a.send, keyPrefix: PREFIX });
+    const two = createRedisLimiter({ send: b.send, keyPrefix: PREFIX });
     const s = subjectOf("acct_conc", limitsOf(null, 4));
     const decisions = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? one : two).acquire(s)));
     expect(okCount(decisions)).toBe(4);
@@ -78,8 +78,8 @@ describe("redis limiter: exact across two instances", () => {
   });
 
   test("a dead instance's slots lapse after the lease ttl; a live holder keeps its slot by refreshing", async () => {
-    const dead = createRedisLimiter({ client: a, keyPrefix: PREFIX, leaseTtlMs: 400 });
-    const live = createRedisLimiter({ client: b, keyPrefix: PREFIX, leaseTtlMs: 400 });
+    const dead = createRedisLimiter({ send: a.send, keyPrefix: PREFIX, leaseTtlMs: 400 });
+    const live = createRedisLimiter({ send: b.send, keyPrefix: PREFIX, leaseTtlMs: 400 });
     const s = subjectOf("acct_dead", limitsOf(null, 2));
     expect((await dead.acquire(s)).ok).toBe(true);
     expect((await live.acquire(s)).ok).toBe(true);
@@ -104,8 +104,8 @@ describe("redis limiter: exact across two instances", () => {
   test("monthly cap: seeded once from recorded usage, then counted by addTokens from every instance", async () => {
     let loads = 0;
     const loader = async () => (loads++, 19_999_000);
-    const one = createRedisLimiter({ client: a, keyPrefix: PREFIX, loadMonthlyTokens: loader });
-    const two = createRedisLimiter({ client: b, keyPrefix: PREFIX, loadMonthlyTokens: loader });
+    const one = createRedisLimiter({ send: a.send, keyPrefix: PREFIX, loadMonthlyTokens: loader });
+    const two = createRedisLimiter({ send: b.send, keyPrefix: PREFIX, loadMonthlyTokens: loader });
     const s = subjectOf("acct_month", limitsOf(null, null, 20_000_000));
     const first = await Promise.all([one.acquire(s), two.acquire(s)]);
     expect(okCount(first)).toBe(2);
@@ -124,7 +124,7 @@ describe("redis limiter: exact across two instances", () => {
 test("monthly usage unreadable (database down): the request passes without the monthly check, and is said once in the log", async () => {
   const lines: string[] = [];
   const limiter = createRedisLimiter({
-    client: a,
+    send: a.send,
     keyPrefix: PREFIX,
     log: (l) => lines.push(l),
     loadMonthlyTokens: async () => {
@@ -138,31 +138,31 @@ test("monthly usage unreadable (database down): the request passes without the m
 });
 
 describe("fail-open wrapper", () => {
-  test("Redis unreachable: requests are limited in-process, the state is exposed and logged once", async () => {
-    const down = new RedisClient("redis://127.0.0.1:1", { connectionTimeout: 200, autoReconnect: false, enableOfflineQueue: false });
-    const lines: string[] = [];
+  test("Redis unreachable: requests are limited in-process, the state is exposed; the link says it once", async () => {
+    const changes: RedisStateChange[] = [];
+    const down = createRedisLink({ url: "redis://127.0.0.1:1", backoffMs: 60_000, onChange: (c) => void changes.push(c) });
     const limiter = createFailOpenLimiter({
-      primary: createRedisLimiter({ client: down, keyPrefix: PREFIX, commandTimeoutMs: 300 }),
+      primary: createRedisLimiter({ send: down.send, keyPrefix: PREFIX }),
       fallback: createMemoryLimiter(),
-      log: (line) => lines.push(line),
+      primaryUp: () => down.up,
     });
-    expect(limiter.degraded).toBe(false);
     const s = subjectOf("acct_down", limitsOf(60, 1));
     const first = await limiter.acquire(s);
     expect(first.ok).toBe(true);
     expect(limiter.degraded).toBe(true);
-    // Still limited, by the in-process counts.
-    expect((await limiter.acquire(s)).ok).toBe(false);
+    // Still limited, by the in-process counts, which answer at once while Redis is down.
+    const second = limiter.acquire(s);
+    expect(second instanceof Promise).toBe(false);
+    expect((await second).ok).toBe(false);
     if (first.ok) first.lease.release();
     expect((await limiter.acquire(s)).ok).toBe(true);
-    expect(lines.length).toBe(1);
-    expect(JSON.parse(lines[0]!).msg).toContain("redis unreachable");
+    expect(changes.map((c) => c.state)).toEqual(["down"]);
     await limiter.close();
     down.close();
   });
 
   test("Redis reachable: the wrapper uses it and is not degraded", async () => {
-    const limiter = createFailOpenLimiter({ primary: createRedisLimiter({ client: a, keyPrefix: PREFIX }), fallback: createMemoryLimiter(), log: () => {} });
+    const limiter = createFailOpenLimiter({ primary: createRedisLimiter({ send: a.send, keyPrefix: PREFIX }), fallback: createMemoryLimiter(), primaryUp: () => a.up });
     const d = await limiter.acquire(subjectOf("acct_up", limitsOf(5, 5)));
     expect(d.ok).toBe(true);
     expect(limiter.degraded).toBe(false);
@@ -172,17 +172,17 @@ describe("fail-open wrapper", () => {
 });
 
 describe("createLimiter (from config)", () => {
-  const config = (redisUrl: string | undefined) => ({ redisUrl, redis: { keyPrefix: PREFIX, leaseTtlMs: 30_000 } });
+  const config = { redis: { keyPrefix: PREFIX, leaseTtlMs: 30_000, commandTimeoutMs: 250, backoffMs: 500 } };
 
   test("no REDIS_URL: the in-process backend, answering synchronously", async () => {
-    const limiter = createLimiter({ config: config(undefined) });
+    const limiter = createLimiter({ config });
     expect(limiter.backend).toBe("memory");
     expect(limiter.acquire(subjectOf("acct_cfg_mem", limitsOf(5, 5))) instanceof Promise).toBe(false);
     await limiter.close();
   });
 
   test("REDIS_URL reachable: counts are in Redis under the configured prefix", async () => {
-    const limiter = createLimiter({ config: config(REDIS_URL), log: () => {} });
+    const limiter = createLimiter({ config, redis: a, log: () => {} });
     const d = await limiter.acquire(subjectOf("acct_cfg_redis", limitsOf(5, 5)));
     expect(d.ok).toBe(true);
     expect(limiter.backend).toBe("redis");
@@ -192,12 +192,12 @@ describe("createLimiter (from config)", () => {
   });
 
   test("REDIS_URL unreachable: serves on in-process limits, degraded", async () => {
-    const lines: string[] = [];
-    const limiter = createLimiter({ config: config("redis://127.0.0.1:1"), log: (l) => lines.push(l) });
+    const down = createRedisLink({ url: "redis://127.0.0.1:1", backoffMs: 60_000 });
+    const limiter = createLimiter({ config, redis: down, log: () => {} });
     const d = await limiter.acquire(subjectOf("acct_cfg_down", limitsOf(5, 5)));
     expect(d.ok).toBe(true);
     expect(limiter.degraded).toBe(true);
-    expect(lines.some((l) => l.includes("redis unreachable"))).toBe(true);
     await limiter.close();
+    down.close();
   });
 });

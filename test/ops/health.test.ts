@@ -4,6 +4,7 @@ import { migrateDatabase } from "../../src/db/migrate.ts";
 import { createReadinessCheck } from "../../src/ops/check-readiness.ts";
 import { createMetrics } from "../../src/ops/create-metrics.ts";
 import { opsRoutes } from "../../src/ops/ops-routes.ts";
+import { createRedisLink, type RedisStateChange } from "../../src/redis/create-redis-link.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 import { DATABASE_HOOK_TIMEOUT_MS, openTestDatabase, type TestDatabase } from "../helpers/test-database.ts";
 
@@ -42,10 +43,9 @@ describe("/readyz when not ready", () => {
   test.each([
     ["draining", "shutting down"],
     ["database", "connection refused"],
-    ["redis", "timeout"],
   ])("503 naming %p", async (failing, reason) => {
     const routes = opsRoutes({
-      readiness: { check: async () => ({ ready: false, failing, reason }), close: () => {} },
+      readiness: { check: async () => ({ ready: false, failing, reason }) },
       metrics: createMetrics(() => gw.gateway.config),
       metricsToken: undefined,
       adminToken: undefined,
@@ -58,16 +58,30 @@ describe("/readyz when not ready", () => {
   });
 });
 
+test("/readyz degraded: 200 naming the parts on their fallback", async () => {
+  const routes = opsRoutes({
+    readiness: { check: async () => ({ ready: true, degraded: ["redis"] }) },
+    metrics: createMetrics(() => gw.gateway.config),
+    metricsToken: undefined,
+    adminToken: undefined,
+    openApi: { info: { title: "t", version: "0", description: "" }, paths: {} },
+    reload: () => ({ tiers: [], models: [] }),
+  });
+  const res = await routes.handle(new Request("http://gateway/readyz"));
+  expect(res.status).toBe(200);
+  expect(await res.json()).toEqual({ status: "degraded", degraded: ["redis"] });
+});
+
 describe("readiness check", () => {
   test("draining → not ready, named", async () => {
-    const readiness = createReadinessCheck({ database: spare.database, redisUrl: undefined, draining: () => true });
+    const readiness = createReadinessCheck({ database: spare.database, redis: undefined, draining: () => true });
     expect(await readiness.check()).toMatchObject({ ready: false, failing: "draining" });
   });
 
   test("a database without the migrations → migrations", async () => {
     const bare = await openDatabase({ dataDir: MEMORY_DATA_DIR });
     try {
-      const readiness = createReadinessCheck({ database: bare, redisUrl: undefined, draining: () => false });
+      const readiness = createReadinessCheck({ database: bare, redis: undefined, draining: () => false });
       expect(await readiness.check()).toMatchObject({ ready: false, failing: "migrations" });
       await migrateDatabase(bare);
       expect(await readiness.check()).toEqual({ ready: true });
@@ -79,27 +93,30 @@ describe("readiness check", () => {
   test("an unreachable database → database", async () => {
     const closed = await openDatabase({ dataDir: MEMORY_DATA_DIR });
     await closed.close();
-    const readiness = createReadinessCheck({ database: closed, redisUrl: undefined, draining: () => false, timeoutMs: 1000 });
+    const readiness = createReadinessCheck({ database: closed, redis: undefined, draining: () => false, timeoutMs: 1000 });
     expect(await readiness.check()).toMatchObject({ ready: false, failing: "database" });
   }, DATABASE_HOOK_TIMEOUT_MS);
 
-  test("Redis configured but unreachable → redis, without the URL", async () => {
-    const readiness = createReadinessCheck({ database: spare.database, redisUrl: "redis://:secretpass@127.0.0.1:1", draining: () => false, timeoutMs: 1000 });
+  test("Redis configured but unreachable → still ready, degraded: redis (the gateway serves on in-process state)", async () => {
+    const changes: RedisStateChange[] = [];
+    const link = createRedisLink({ url: "redis://:secretpass@127.0.0.1:1", backoffMs: 60_000, onChange: (c) => void changes.push(c) });
+    const readiness = createReadinessCheck({ database: spare.database, redis: link, draining: () => false, timeoutMs: 1000 });
     try {
       const result = await readiness.check();
-      expect(result).toMatchObject({ ready: false, failing: "redis" });
-      expect(JSON.stringify(result)).not.toContain("secretpass");
+      expect(result).toEqual({ ready: true, degraded: ["redis"] });
+      expect(JSON.stringify(changes)).not.toContain("secretpass");
     } finally {
-      readiness.close();
+      link.close();
     }
   });
 
   test("Redis configured and reachable → ready", async () => {
-    const readiness = createReadinessCheck({ database: spare.database, redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379", draining: () => false });
+    const link = createRedisLink({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" });
+    const readiness = createReadinessCheck({ database: spare.database, redis: link, draining: () => false });
     try {
       expect(await readiness.check()).toEqual({ ready: true });
     } finally {
-      readiness.close();
+      link.close();
     }
   });
 });

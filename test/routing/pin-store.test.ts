@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
 import { createMemoryPinStore } from "../../src/routing/create-memory-pin-store.ts";
 import { createRedisPinStore } from "../../src/routing/create-redis-pin-store.ts";
+import { createRedisLink, type RedisStateChange } from "../../src/redis/create-redis-link.ts";
 import type { ConversationPin } from "../../src/routing/pin-store.ts";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -24,12 +25,14 @@ describe("memory pin store", () => {
 describe("redis pin store", () => {
   const prefix = `routelane-test:${process.pid}:${crypto.randomUUID()}:`;
   const admin = new RedisClient(REDIS_URL);
-  const store = createRedisPinStore({ url: REDIS_URL, prefix });
+  const link = createRedisLink({ url: REDIS_URL });
+  const store = createRedisPinStore({ link, prefix });
   afterAll(async () => {
     const keys = await admin.keys(`${prefix}*`);
     if (keys.length > 0) await admin.del(...keys);
     admin.close();
     await store.close();
+    link.close();
   }, 30_000);
 
   test("a pin round-trips, with its TTL set in Redis", async () => {
@@ -56,12 +59,18 @@ describe("redis pin store", () => {
     expect([await store.get("bad"), await store.get("wrong")]).toEqual([null, null]);
   });
 
-  test("an unreachable Redis is a miss, not an error", async () => {
-    const errors: unknown[] = [];
-    const down = createRedisPinStore({ url: "redis://127.0.0.1:1", prefix, onError: (e) => errors.push(e) });
+  test("an unreachable Redis is a miss, not an error; once it is known down, a miss at once and the outage said once", async () => {
+    const changes: RedisStateChange[] = [];
+    const downLink = createRedisLink({ url: "redis://127.0.0.1:1", backoffMs: 60_000, onChange: (c) => void changes.push(c) });
+    const down = createRedisPinStore({ link: downLink, prefix });
     await down.set("x", pin, 1000);
     expect(await down.get("x")).toBeNull();
-    expect(errors.length).toBeGreaterThan(0);
+    expect(downLink.up).toBe(false);
+    // Known down: answered without a call, synchronously.
+    expect(down.get("x")).toBeNull();
+    for (let i = 0; i < 20; i++) await down.set(`y${i}`, pin, 1000);
+    expect(changes.map((c) => c.state)).toEqual(["down"]);
     await down.close();
+    downLink.close();
   });
 });

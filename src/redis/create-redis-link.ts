@@ -1,0 +1,152 @@
+import { RedisClient } from "bun";
+import { withTimeout } from "../cache/with-timeout.ts";
+
+/** Redis could not be reached, did not answer in time, or is in its backoff after a failure: use the in-process fallback. */
+export class RedisUnavailableError extends Error {
+  override readonly name = "RedisUnavailableError";
+}
+
+/** A change of Redis's state, for one structured log line each. */
+export type RedisStateChange =
+  | { readonly state: "down"; readonly error: string; readonly retryInMs: number }
+  | { readonly state: "up"; readonly downForMs: number };
+
+export interface RedisLinkOptions {
+  readonly url: string;
+  /** Longest a request waits for one command (or for the connection before it). */
+  readonly commandTimeoutMs?: number;
+  /** The first backoff after a failure; each failed probe doubles it, up to `maxBackoffMs`. */
+  readonly backoffMs?: number;
+  readonly maxBackoffMs?: number;
+  readonly onChange?: (change: RedisStateChange) => void;
+  readonly now?: () => number;
+}
+
+/**
+ * The gateway's one way to Redis, shared by limits, conversation pins and the response cache's
+ * second level, with the health of the link. After a failure (refused, dropped, or no answer
+ * within the command timeout) it stops asking Redis for a backoff period: every caller learns
+ * `up === false` at once and uses its in-process fallback, so an outage costs a request nothing
+ * after the first failure. A probe (connect and PING on a fresh connection, off any request's path)
+ * ends the backoff, or doubles it. One state change, one `onChange` call: never one per command.
+ */
+export interface RedisLink {
+  /** False from a failure until a probe succeeds. */
+  readonly up: boolean;
+  /** Sends one command unless the link is down; connection failures and timeouts reject with RedisUnavailableError. */
+  send(command: string, args: readonly string[]): Promise<unknown>;
+  /** For `/readyz`: true when Redis answers a PING now; false at once while down. */
+  check(): Promise<boolean>;
+  close(): void;
+}
+
+const DEFAULT_COMMAND_TIMEOUT_MS = 250;
+const DEFAULT_BACKOFF_MS = 500;
+const DEFAULT_MAX_BACKOFF_MS = 10_000;
+
+/** An error reply from a Redis that answered (a script error, NOSCRIPT): the link is fine. */
+const isServerReply = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === "ERR_REDIS_SERVER_ERROR";
+
+/** One line for the log, never a URL (it may hold the password). */
+const describe = (err: unknown): string =>
+  (err instanceof Error ? err.message : String(err))
+    .split("\n")[0]!
+    .replace(/(redis|rediss|valkey|valkeys):\/\/\S+/g, "[url]")
+    .slice(0, 200);
+
+export function createRedisLink(options: RedisLinkOptions): RedisLink {
+  const timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  const firstBackoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+  const maxBackoffMs = options.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS;
+  const now = options.now ?? Date.now;
+  const onChange = options.onChange ?? (() => {});
+  // No offline queue and no reconnect of its own: a command on a dropped connection fails at once
+  // (the link then backs off), and the probe decides when to connect again.
+  const open = (): RedisClient => new RedisClient(options.url, { enableOfflineQueue: false, autoReconnect: false, connectionTimeout: timeoutMs * 4 });
+  let client = open();
+  let up = true;
+  let downSince = 0;
+  let backoffMs = firstBackoffMs;
+  let probeTimer: ReturnType<typeof setTimeout> | undefined;
+  let connecting: Promise<void> | null = null;
+  let closed = false;
+
+  const connect = (): Promise<void> => (connecting ??= withTimeout(client.connect(), timeoutMs).finally(() => (connecting = null)));
+
+  function scheduleProbe(): void {
+    probeTimer = setTimeout(probe, backoffMs);
+    // A pending probe never keeps the process alive.
+    probeTimer.unref();
+  }
+
+  function markDown(err: unknown): void {
+    if (!up || closed) return;
+    up = false;
+    downSince = now();
+    backoffMs = firstBackoffMs;
+    onChange({ state: "down", error: describe(err), retryInMs: backoffMs });
+    scheduleProbe();
+  }
+
+  async function probe(): Promise<void> {
+    probeTimer = undefined;
+    if (closed) return;
+    // A fresh connection: the old one may be half-open (a peer that vanished without a reset).
+    const candidate = open();
+    try {
+      await withTimeout(candidate.connect(), timeoutMs * 4);
+      await withTimeout(candidate.send("PING", []), timeoutMs);
+    } catch {
+      candidate.close();
+      if (closed) return;
+      backoffMs = Math.min(backoffMs * 2, maxBackoffMs);
+      scheduleProbe();
+      return;
+    }
+    if (closed) {
+      candidate.close();
+      return;
+    }
+    const old = client;
+    client = candidate;
+    old.close();
+    up = true;
+    onChange({ state: "up", downForMs: now() - downSince });
+  }
+
+  async function send(command: string, args: readonly string[]): Promise<unknown> {
+    if (!up) throw new RedisUnavailableError("redis is down; retrying in the background");
+    try {
+      if (!client.connected) await connect();
+      return await withTimeout(client.send(command, [...args]), timeoutMs);
+    } catch (err) {
+      if (isServerReply(err)) throw err;
+      markDown(err);
+      throw new RedisUnavailableError(describe(err));
+    }
+  }
+
+  // Connect now, so the first requests do not wait for it.
+  connect().catch(markDown);
+
+  return {
+    get up() {
+      return up;
+    },
+    send,
+    async check() {
+      if (!up) return false;
+      try {
+        await send("PING", []);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close() {
+      closed = true;
+      if (probeTimer !== undefined) clearTimeout(probeTimer);
+      client.close();
+    },
+  };
+}

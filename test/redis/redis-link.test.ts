@@ -1,0 +1,101 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { createRedisLink, RedisUnavailableError, type RedisLink, type RedisStateChange } from "../../src/redis/create-redis-link.ts";
+import { startRedisProxy, type RedisProxy } from "../helpers/redis-proxy.ts";
+import { rejectionOf } from "../helpers/rejection-of.ts";
+
+/** Redis through a proxy the test controls; the shared server itself is never touched. */
+let proxy: RedisProxy | undefined;
+let link: RedisLink | undefined;
+afterEach(() => {
+  link?.close();
+  proxy?.stop();
+  link = proxy = undefined;
+});
+
+function start(options: { backoffMs: number; commandTimeoutMs?: number }): { link: RedisLink; proxy: RedisProxy; changes: RedisStateChange[]; next: () => Promise<RedisStateChange> } {
+  const changes: RedisStateChange[] = [];
+  let wake: ((change: RedisStateChange) => void) | undefined;
+  proxy = startRedisProxy();
+  link = createRedisLink({
+    url: proxy.url,
+    backoffMs: options.backoffMs,
+    commandTimeoutMs: options.commandTimeoutMs ?? 500,
+    onChange: (change) => {
+      changes.push(change);
+      wake?.(change);
+    },
+  });
+  const next = () => new Promise<RedisStateChange>((resolve) => (wake = resolve));
+  return { link, proxy, changes, next };
+}
+
+describe("the Redis link", () => {
+  test("taken away mid-run: the first command fails, then none is sent during the backoff; one state change", async () => {
+    const { link, proxy, changes } = start({ backoffMs: 60_000 });
+    expect(await link.send("PING", [])).toBe("PONG");
+    expect(link.up).toBe(true);
+
+    proxy.cut();
+    expect(await rejectionOf(link.send("PING", []))).toBeInstanceOf(RedisUnavailableError);
+    expect(link.up).toBe(false);
+    const attempts = proxy.accepted;
+    // A hundred calls during the backoff: each refused at once, none reaches the network.
+    const results = await Promise.allSettled(Array.from({ length: 100 }, () => link.send("GET", ["k"])));
+    expect(results.every((r) => r.status === "rejected" && r.reason instanceof RedisUnavailableError)).toBe(true);
+    expect(proxy.accepted).toBe(attempts);
+    expect(await link.check()).toBe(false);
+    expect(changes).toHaveLength(1);
+    expect(changes[0]).toMatchObject({ state: "down", retryInMs: 60_000 });
+  });
+
+  test("probes until Redis is back: failed probes change nothing, the one that answers brings it up; one line each way", async () => {
+    const { link, proxy, changes, next } = start({ backoffMs: 20 });
+    expect(await link.send("PING", [])).toBe("PONG");
+    proxy.cut();
+    await rejectionOf(link.send("PING", []));
+    const afterFailure = proxy.accepted;
+    // Three probes refused while Redis stays away.
+    await proxy.acceptedMoreThan(afterFailure + 2);
+    expect(link.up).toBe(false);
+    expect(changes.map((c) => c.state)).toEqual(["down"]);
+
+    const back = next();
+    proxy.forward();
+    expect(await back).toMatchObject({ state: "up" });
+    expect(link.up).toBe(true);
+    expect(await link.send("PING", [])).toBe("PONG");
+    expect(await link.check()).toBe(true);
+    expect(changes.map((c) => c.state)).toEqual(["down", "up"]);
+  });
+
+  test("silent (no answer, no reset): the command in flight fails at its deadline, and the link is down", async () => {
+    const { link, proxy, changes } = start({ backoffMs: 60_000, commandTimeoutMs: 100 });
+    expect(await link.send("PING", [])).toBe("PONG");
+    proxy.blackhole();
+    const failure = await rejectionOf(link.send("PING", []));
+    expect(failure).toBeInstanceOf(RedisUnavailableError);
+    expect(String(failure)).toContain("did not answer within 100 ms");
+    expect(link.up).toBe(false);
+    expect(changes).toHaveLength(1);
+  });
+
+  test("a script error is Redis answering: passed on, the link stays up", async () => {
+    const { link, changes } = start({ backoffMs: 60_000 });
+    const failure = await rejectionOf(link.send("EVALSHA", ["0000000000000000000000000000000000000000", "0"]));
+    expect(failure).not.toBeInstanceOf(RedisUnavailableError);
+    expect(String(failure)).toContain("NOSCRIPT");
+    expect(link.up).toBe(true);
+    expect(changes).toHaveLength(0);
+  });
+
+  test("a closed port from the start: down at once, without waiting for a request", async () => {
+    const changes: RedisStateChange[] = [];
+    const down = new Promise<RedisStateChange>((resolve) => {
+      link = createRedisLink({ url: "redis://127.0.0.1:1", backoffMs: 60_000, onChange: (c) => (changes.push(c), resolve(c)) });
+    });
+    expect(await down).toMatchObject({ state: "down" });
+    expect(link!.up).toBe(false);
+    expect(await link!.check()).toBe(false);
+    expect(changes).toHaveLength(1);
+  });
+});
