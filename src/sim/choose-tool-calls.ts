@@ -1,4 +1,5 @@
 import { buildToolArgs } from "./build-tool-args.ts";
+import { findShellCall } from "./find-shell-call.ts";
 import type { SimDirective, SimInput, SimTool, SimToolCall } from "./types.ts";
 
 function mentions(text: string, name: string): boolean {
@@ -20,8 +21,8 @@ function callFor(name: string, tools: readonly SimTool[], args: Record<string, u
 /**
  * Which tools the sim calls. A tool result as the newest message never leads to a call (so an
  * agent loop ends); a directive names tools explicitly (parallel when several); otherwise a
- * forcing tool_choice or a tool named as a whole word in the user text. `tool_choice: none`
- * only yields to a directive.
+ * forcing tool_choice, a shell tool asked to run a back-ticked command, or a tool named as a
+ * whole word in the user text. `tool_choice: none` only yields to a directive.
  */
 export function chooseToolCalls(input: SimInput, directive: SimDirective, userText: string): SimToolCall[] {
   if (input.toolResult !== null) return [];
@@ -32,6 +33,8 @@ export function chooseToolCalls(input: SimInput, directive: SimDirective, userTe
   const choice = input.toolChoice;
   if (choice.kind === "none" || input.tools.length === 0) return [];
   if (choice.kind === "tool") return [callFor(choice.name, input.tools, directive.args)];
+  const shell = findShellCall(userText, input.tools);
+  if (shell) return [shell];
   const named = input.tools.find((tool) => mentions(userText, tool.name));
   if (named) return [callFor(named.name, input.tools, directive.args)];
   const first = input.tools[0];

@@ -2,12 +2,11 @@ import { buildPatchAnswer } from "./build-patch-answer.ts";
 import { chooseToolCalls } from "./choose-tool-calls.ts";
 import { countWords, estimateTokens } from "./estimate-tokens.ts";
 import { generateReasoning, generateText } from "./generate-text.ts";
+import { quoteToolResult } from "./quote-tool-result.ts";
 import type { SimAnswer, SimDirective, SimInput, SimStop, SimToolCall } from "./types.ts";
 
 /** Hidden reasoning cost per effort; any unknown value counts as medium. */
 const EFFORT_TOKENS: Record<string, number> = { minimal: 8, low: 16, medium: 32, high: 48, xhigh: 64, max: 80 };
-
-const RESULT_QUOTE_CHARS = 40;
 
 /** The text up to the end of its `n`-th word. */
 function cutToWords(text: string, n: number): string {
@@ -42,7 +41,7 @@ export function planAnswer(input: SimInput, directive: SimDirective, userText: s
 
   let toolCalls: SimToolCall[] = chooseToolCalls(input, directive, userText);
   let text: string;
-  if (input.toolResult !== null) text = `Tool result received: ${input.toolResult.slice(0, RESULT_QUOTE_CHARS)}`;
+  if (input.toolResult !== null) text = `Tool result received: ${quoteToolResult(input.toolResult)}`;
   else if (toolCalls.length > 0) text = `Calling ${toolCalls.map((call) => call.name).join(", ")}.`;
   else text = buildPatchAnswer(input.model, input.userText) ?? generateText(input.model, userText, input.seed, directive.words);
 

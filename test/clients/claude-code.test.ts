@@ -72,4 +72,14 @@ describe.concurrent.skipIf(binary.skip !== undefined)("Claude Code (claude -p)",
       expect(toolResults.at(-1)?.some((result) => result.includes("routelane-tool-42"))).toBe(true);
     }, 120_000);
   }
+
+  test("normal: asked in plain words to run a back-ticked command, Claude Code runs it and prints the quoted output", async () => {
+    const tag = "claude-plain-words";
+    const run = await claude("normal", `Run \`echo ${tag}-$((6*7))\` and show me what it prints`, ["--allowedTools", "Bash"]);
+    expect(run.exitCode, describeRun(run)).toBe(0);
+    expect(run.stdout).toContain(`Tool result received: ${tag}-42`);
+    const { requests, toolResults } = readUpstreamExchange(gw, tag);
+    expect(requests.length).toBe(2);
+    expect(toolResults.at(-1)?.some((result) => result.includes(`${tag}-42`))).toBe(true);
+  }, 120_000);
 });

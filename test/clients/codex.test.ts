@@ -80,8 +80,8 @@ describe.concurrent.skipIf(binary.skip !== undefined)("Codex (codex exec)", () =
       const args = JSON.stringify({ cmd: "echo routelane-tool-$((6*7))" });
       const run = await codex(tier, `Run ${tag} [sim tool=exec_command args=${args}]`);
       expect(run.exitCode, describeRun(run)).toBe(0);
-      // Codex puts a header before the command's output, so the answer quotes that header.
-      expect(run.stdout).toContain("Tool result received:");
+      // Codex puts a header before the command's output; the answer quotes the output.
+      expect(run.stdout).toContain("Tool result received: routelane-tool-42");
       expect(run.stderr).toContain("routelane-tool-42");
       const { requests, apis, toolResults } = readUpstreamExchange(gw, tag);
       for (const upstream of apis) expect(listTierApis(tier)).toContain(upstream);
@@ -89,4 +89,14 @@ describe.concurrent.skipIf(binary.skip !== undefined)("Codex (codex exec)", () =
       expect(toolResults.at(-1)?.some((result) => result.includes("routelane-tool-42"))).toBe(true);
     }, 120_000);
   }
+
+  test("normal: asked in plain words to run a back-ticked command, Codex runs it and prints the quoted output", async () => {
+    const tag = "codex-plain-words";
+    const run = await codex("normal", `Run \`echo ${tag}-$((6*7))\` and show me what it prints`);
+    expect(run.exitCode, describeRun(run)).toBe(0);
+    const { requests, toolResults } = readUpstreamExchange(gw, tag);
+    expect(requests.length).toBe(2);
+    expect(toolResults.at(-1)?.some((result) => result.includes(`${tag}-42`)), JSON.stringify(toolResults)).toBe(true);
+    expect(run.stdout, describeRun(run)).toContain(`Tool result received: ${tag}-42`);
+  }, 120_000);
 });

@@ -84,4 +84,14 @@ describe.concurrent.skipIf(binary.skip !== undefined)("pi (pi -p)", () => {
       }, 120_000);
     }
   }
+
+  test("anthropic-messages on normal: asked in plain words to run a back-ticked command, pi runs it and prints the quoted output", async () => {
+    const tag = "pi-plain-words";
+    const run = await pi("anthropic-messages", "normal", `Run \`echo ${tag}-$((6*7))\` and show me what it prints`);
+    expect(run.exitCode, describeRun(run)).toBe(0);
+    const { requests, toolResults } = readUpstreamExchange(gw, tag);
+    expect(requests.length).toBe(2);
+    expect(toolResults.at(-1)?.some((result) => result.includes(`${tag}-42`)), JSON.stringify(toolResults)).toBe(true);
+    expect(run.stdout, describeRun(run)).toContain(`Tool result received: ${tag}-42`);
+  }, 120_000);
 });
