@@ -48,6 +48,22 @@ const RAW_TOKENS = [
   '{"a":'.repeat(2000) + "1" + "}".repeat(2000),
 ];
 
+/** Every path of a document (objects and arrays, not the root). */
+function paths(doc: Json, prefix: Array<string | number> = []): Array<Array<string | number>> {
+  if (doc === null || typeof doc !== "object") return [];
+  const entries: Array<[string | number, Json]> = Array.isArray(doc) ? doc.map((v, i) => [i, v]) : Object.entries(doc);
+  return entries.flatMap(([k, v]) => [[...prefix, k], ...paths(v, [...prefix, k])]);
+}
+
+/** A copy of `doc` with the value at `path` replaced. */
+function replaced(doc: Json, path: ReadonlyArray<string | number>, value: Json): Json {
+  const copy = structuredClone(doc);
+  let parent = copy as Record<string | number, Json>;
+  for (const part of path.slice(0, -1)) parent = parent[part] as Record<string | number, Json>;
+  parent[path.at(-1)!] = value;
+  return copy;
+}
+
 function generator(seed: number) {
   const next = random(seed);
   const int = (n: number) => Math.floor(next() * n);
@@ -107,12 +123,6 @@ function generator(seed: number) {
       default:
         return Object.fromEntries(Array.from({ length: int(5) }, () => [pick(FIELD_NAMES), value(depth + 1)]));
     }
-  };
-  /** Every path of a document (objects and arrays, not the root). */
-  const paths = (doc: Json, prefix: Array<string | number> = []): Array<Array<string | number>> => {
-    if (doc === null || typeof doc !== "object") return [];
-    const entries: Array<[string | number, Json]> = Array.isArray(doc) ? doc.map((v, i) => [i, v]) : Object.entries(doc);
-    return entries.flatMap(([k, v]) => [[...prefix, k], ...paths(v, [...prefix, k])]);
   };
   /** A copy of `doc` with one to three paths replaced by random values (or removed). */
   const mutate = (doc: Json): Json => {
@@ -296,6 +306,28 @@ describe("fuzzed request bodies never get a 5xx", () => {
       },
       120_000,
     );
+  }
+
+  for (const endpoint of ENDPOINTS) {
+    test(`${endpoint.path}: every field of a full request, in turn, given a value of each other type`, async () => {
+      const WRONG: readonly Json[] = [null, -1.5, "x", [], {}, true];
+      const cases: string[] = [];
+      for (const [i, path] of paths(endpoint.base).entries()) {
+        // Each tier in turn, so the same-format and the translated paths both meet every field.
+        const base = { ...(endpoint.base as Record<string, Json>), model: ["fast", "normal", "smart"][i % 3]! };
+        for (const value of WRONG) cases.push(JSON.stringify(replaced(base, path, value)));
+      }
+      for (let at = 0; at < cases.length; at += 8) {
+        await Promise.all(
+          cases.slice(at, at + 8).map(async (body) => {
+            const res = await fetch(gw.url + endpoint.path, { method: "POST", headers: { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" }, body });
+            const text = await res.text();
+            expect(res.status, `${body.slice(0, 200)} → ${text.slice(0, 300)}`).toBeLessThan(500);
+            if (res.status >= 400) expectCallerShape(text, endpoint.messagesShape, body.slice(0, 200));
+          }),
+        );
+      }
+    }, 180_000);
   }
 
   test("admin routes: generated bodies get 4xx or 2xx in the OpenAI error shape", async () => {
