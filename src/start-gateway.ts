@@ -15,6 +15,7 @@ import { createSmartPlus } from "./smartplus/create-smart-plus.ts";
 import { buildOpenApi } from "./ops/build-openapi.ts";
 import { createReadinessCheck } from "./ops/check-readiness.ts";
 import { createConfigHolder, type ConfigHolder } from "./ops/create-config-holder.ts";
+import { createAdminGate } from "./ops/create-admin-gate.ts";
 import { createMetrics, type GatewayMetrics } from "./ops/create-metrics.ts";
 import { createRequestLog, type RequestLog } from "./ops/create-request-log.ts";
 import { createShutdown, type DrainHook, type Shutdown } from "./ops/create-shutdown.ts";
@@ -202,14 +203,15 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   const readiness = createReadinessCheck({ database, redis: services.redis, draining: () => shutdown.draining });
 
   const reload = (): Config => reloadLogged(holder, requestLog);
+  const adminGate = config.adminToken ? createAdminGate({ token: config.adminToken }) : undefined;
   const plugins: AnyElysia[] = [
-    adminRoutes({ database, adminToken: config.adminToken, accounts: createAccountStore(database), routing: () => services.routingFor(holder.current()) }),
+    adminRoutes({ database, adminToken: config.adminToken, gate: adminGate, accounts: createAccountStore(database), routing: () => services.routingFor(holder.current()) }),
     handoffRoutes({ smartPlus }),
     opsRoutes({
       readiness,
       metrics,
       metricsToken: ops.metricsToken,
-      adminToken: config.adminToken,
+      adminGate,
       openApi: buildOpenApi(pkg.version),
       reload: () => {
         const next = reload();

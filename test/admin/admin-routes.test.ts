@@ -66,7 +66,7 @@ describe("admin API: token", () => {
     for (const token of [null, "wrong", `${TOKEN}x`, TOKEN.slice(0, -1), ""]) {
       const res = await call("POST", "/admin/accounts", { plan: "Pro" }, token);
       expect(res.status).toBe(401);
-      expect(res.json).toEqual({ error: { message: "invalid or missing admin token", type: "authentication_error", code: "authentication_error" } });
+      expect(res.json).toEqual({ error: { message: "invalid or missing admin token", type: "authentication_error", param: null, code: "authentication_error" } });
     }
     expect((await call("GET", "/admin/nothing-here", undefined, "wrong")).status).toBe(401);
     const basic = await fetch(`${base}/admin/accounts/acct_x`, { headers: { authorization: `Basic ${TOKEN}` } });
@@ -209,7 +209,9 @@ describe("admin API: validation errors name the field", () => {
   test.each(cases)("%s %s %j → 400", async (method, path, body, message) => {
     const res = await call(method, path.replace("ACCOUNT", accountId), body);
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: { message, type: "invalid_request_error", code: "invalid_request_error" } });
+    // `param` names the field the message starts with; a body that is no object has none.
+    const param = message.startsWith("body:") ? null : message.slice(0, message.indexOf(":"));
+    expect(res.json).toEqual({ error: { message, type: "invalid_request_error", param, code: "invalid_request_error" } });
   });
 
   test("a rejected change leaves the account as it was", async () => {

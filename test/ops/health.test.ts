@@ -48,7 +48,7 @@ describe("/readyz when not ready", () => {
       readiness: { check: async () => ({ ready: false, failing, reason }) },
       metrics: createMetrics(() => gw.gateway.config),
       metricsToken: undefined,
-      adminToken: undefined,
+      adminGate: undefined,
       openApi: { info: { title: "t", version: "0", description: "" }, paths: {} },
       reload: () => ({ tiers: [], models: [] }),
     });

@@ -1,6 +1,5 @@
 import { isJsonObject as isObject } from "../../canonical/json-object.ts";
 import { Elysia } from "elysia";
-import { timingSafeEqual } from "node:crypto";
 import type { AccountStore } from "../../accounts/account-store.ts";
 import type { Principal } from "../../accounts/principal.ts";
 import { GatewayError } from "../../canonical/gateway-error.ts";
@@ -9,6 +8,9 @@ import type { WireFormat } from "../../canonical/wire-format.ts";
 import { decodeChatRequest } from "../../formats/chat/decode-request.ts";
 import { decodeMessagesRequest } from "../../formats/messages/decode-request.ts";
 import { decodeResponsesRequest } from "../../formats/responses/decode-request.ts";
+import { adminError as error, adminErrorOf } from "../../ops/admin-error.ts";
+import { clientAddress, type AddressSource } from "../../ops/client-address.ts";
+import type { AdminGate } from "../../ops/create-admin-gate.ts";
 import type { Routing } from "../../routing/create-routing.ts";
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from "../../pipeline/exceeds-json-depth.ts";
 import { decideRoute, type RoutingDecision } from "../../routing/decide-route.ts";
@@ -40,19 +42,6 @@ const OPERATOR: Principal = {
   limits: { requestsPerMinute: null, concurrentRequests: null, tokensPerMonth: null },
 };
 
-
-function error(status: number, type: string, message: string): Response {
-  return Response.json({ error: { message, type, code: type } }, { status });
-}
-
-function sameToken(expected: string): (request: Request) => boolean {
-  const digest = (value: string) => new Bun.CryptoHasher("sha256").update(value).digest();
-  const expectedDigest = digest(expected);
-  return (request) => {
-    const match = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "");
-    return timingSafeEqual(digest(match?.[1]?.trim() ?? ""), expectedDigest) && match !== null;
-  };
-}
 
 function render(decision: RoutingDecision, warnings: readonly string[]) {
   const { signals } = decision;
@@ -116,7 +105,7 @@ async function explain(request: Request, deps: AdminExplainDeps): Promise<Respon
     const decision = await decideRoute(deps.routing(), { principal, tier, request: decoded.value, sessionId, format, apis, dryRun: true });
     return Response.json(render(decision, decoded.warnings));
   } catch (err) {
-    if (err instanceof GatewayError) return error(err.status, err.type, err.message);
+    if (err instanceof GatewayError) return adminErrorOf(err);
     throw err;
   }
 }
@@ -126,12 +115,12 @@ async function explain(request: Request, deps: AdminExplainDeps): Promise<Respon
  * source, candidates) without calling an upstream, for operators tuning rules. Dry run: the rules
  * classify (never the `llm` classifier), nothing is cached and no conversation is pinned.
  */
-export function adminExplainRoutes(adminToken: string, deps: AdminExplainDeps): Elysia {
-  const authorised = sameToken(adminToken);
+export function adminExplainRoutes(gate: AdminGate, deps: AdminExplainDeps): Elysia {
   return new Elysia().post(
     "/admin/route/explain",
-    async ({ request }) => {
-      if (!authorised(request)) return error(401, "authentication_error", "invalid or missing admin token");
+    async ({ request, server }: { request: Request; server: AddressSource | null }) => {
+      const actor = await gate.check(request, clientAddress(server, request));
+      if (actor instanceof Response) return actor;
       try {
         return await explain(request, deps);
       } catch (err) {

@@ -1,7 +1,6 @@
 import { Value, ValueErrorType } from "@sinclair/typebox/value";
 import type { TLiteral, TUnion } from "@sinclair/typebox";
 import { Elysia, t, type TSchema } from "elysia";
-import { timingSafeEqual } from "node:crypto";
 import type { Account, AccountStore, KeyInfo } from "../../accounts/account-store.ts";
 import { PLANS } from "../../accounts/plans.ts";
 import { describeDbError } from "../../accounts/sanitize-db-error.ts";
@@ -10,6 +9,9 @@ import { TIERS } from "../../canonical/tier.ts";
 import type { Database } from "../../db/client.ts";
 import { monthWindow } from "../../limits/month-window.ts";
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from "../../pipeline/exceeds-json-depth.ts";
+import { adminError, adminErrorOf } from "../../ops/admin-error.ts";
+import { clientAddress, type AddressSource } from "../../ops/client-address.ts";
+import { createAdminGate, type AdminActor, type AdminGate } from "../../ops/create-admin-gate.ts";
 import { parseMonth, queryMonthlyUsage } from "../../usage/query-monthly-usage.ts";
 import type { Routing } from "../../routing/create-routing.ts";
 import { adminExplainRoutes } from "./admin-explain.ts";
@@ -18,8 +20,9 @@ export interface AdminRoutesDeps {
   readonly database: Database;
   /** ROUTELANE_ADMIN_TOKEN; unset or empty → no /admin route exists at all (404 from the app). */
   readonly adminToken: string | undefined;
+  /** The door shared with the other operator routes; made from `adminToken` when absent. */
+  readonly gate?: AdminGate | undefined;
   readonly accounts: AccountStore;
-  /** Enables POST /admin/route/explain. */
   /** The routing in use (a reload replaces it), for explain. */
   readonly routing?: (() => Routing) | undefined;
 }
@@ -67,14 +70,8 @@ const FIELD_RULES: Record<string, string> = {
   "limits.tokens_per_month": "must be a positive integer or null (no cap)",
 };
 
-type ErrorType = "invalid_request_error" | "authentication_error" | "not_found_error" | "api_error";
-
-function errorResponse(status: number, type: ErrorType, message: string): Response {
-  return Response.json({ error: { message, type, code: type } }, { status });
-}
-
-const badRequest = (message: string) => errorResponse(400, "invalid_request_error", message);
-const notFound = (message: string) => errorResponse(404, "not_found_error", message);
+const badRequest = (message: string, param: string | null = null) => adminError(400, "invalid_request_error", message, { param });
+const notFound = (message: string) => adminError(404, "not_found_error", message);
 
 /** Validates with TypeBox; the first failure becomes one message that starts with the field's name. */
 function validate<S extends TSchema>(schema: S, value: unknown): { ok: true; value: S["static"] } | { ok: false; response: Response } {
@@ -86,7 +83,7 @@ function validate<S extends TSchema>(schema: S, value: unknown): { ok: true; val
   if (first.type === ValueErrorType.ObjectAdditionalProperties) message = `${field}: unknown field`;
   else if (first.type === ValueErrorType.ObjectRequiredProperty) message = `${field}: is required`;
   else message = `${field}: ${FIELD_RULES[field] ?? first.message}`;
-  return { ok: false, response: badRequest(message) };
+  return { ok: false, response: badRequest(message, field) };
 }
 
 async function readJson(request: Request, required: boolean): Promise<{ ok: true; value: unknown } | { ok: false; response: Response }> {
@@ -129,19 +126,7 @@ function renderKey(key: KeyInfo) {
   };
 }
 
-/** Compares fixed-length digests so neither the length nor the content of the token leaks through timing. */
-function createTokenCheck(expected: string): (request: Request) => boolean {
-  const digest = (value: string) => new Bun.CryptoHasher("sha256").update(value).digest();
-  const expectedDigest = digest(expected);
-  return (request) => {
-    const header = request.headers.get("authorization") ?? "";
-    const match = /^Bearer\s+(.+)$/i.exec(header);
-    const presented = digest(match?.[1]?.trim() ?? "");
-    return timingSafeEqual(presented, expectedDigest) && match !== null;
-  };
-}
-
-type Handler = (request: Request, params: Record<string, string>) => Promise<Response>;
+type Handler = (request: Request, params: Record<string, string>, actor: AdminActor) => Promise<Response>;
 
 /**
  * The operator API under /admin. Every answer, errors included, is a Response built here, so an
@@ -150,20 +135,21 @@ type Handler = (request: Request, params: Record<string, string>) => Promise<Res
 export function adminRoutes(deps: AdminRoutesDeps): Elysia {
   const app = new Elysia();
   if (!deps.adminToken) return app;
-  if (deps.routing) app.use(adminExplainRoutes(deps.adminToken, { routing: deps.routing, accounts: deps.accounts }));
-  const authorised = createTokenCheck(deps.adminToken);
+  const gate = deps.gate ?? createAdminGate({ token: deps.adminToken });
+  if (deps.routing) app.use(adminExplainRoutes(gate, { routing: deps.routing, accounts: deps.accounts }));
   const store = deps.accounts;
 
   const guard =
     (handler: Handler) =>
-    async ({ request, params }: { request: Request; params: Record<string, string> }): Promise<Response> => {
-      if (!authorised(request)) return errorResponse(401, "authentication_error", "invalid or missing admin token");
+    async ({ request, params, server }: { request: Request; params: Record<string, string>; server: AddressSource | null }): Promise<Response> => {
+      const actor = await gate.check(request, clientAddress(server, request));
+      if (actor instanceof Response) return actor;
       try {
-        return await handler(request, params);
+        return await handler(request, params, actor);
       } catch (err) {
-        if (err instanceof GatewayError && err.status === 400) return badRequest(err.message);
+        if (err instanceof GatewayError && err.status < 500) return adminErrorOf(err);
         console.error(`admin ${request.method} ${new URL(request.url).pathname} failed: ${describeDbError(err)}`);
-        return errorResponse(500, "api_error", "internal error");
+        return adminError(500, "api_error", "internal error");
       }
     };
   const noBody = { parse: "none" as const };
