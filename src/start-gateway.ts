@@ -3,6 +3,8 @@ import type { AnyElysia } from "elysia";
 import pkg from "../package.json" with { type: "json" };
 import { createAccountStore } from "./accounts/account-store.ts";
 import { createKeyAuthenticator } from "./accounts/create-key-authenticator.ts";
+import { recordAudit } from "./accounts/record-audit.ts";
+import { describeDbError } from "./accounts/sanitize-db-error.ts";
 import { seedDemoAccount } from "./accounts/seed-demo-account.ts";
 import { loadOpsSettings, type OpsSettings } from "./config/load-config.ts";
 import type { Config, Fault } from "./config/schema.ts";
@@ -213,9 +215,16 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       metricsToken: ops.metricsToken,
       adminGate,
       openApi: buildOpenApi(pkg.version),
-      reload: () => {
-        const next = reload();
-        return { tiers: Object.keys(next.tiers), models: Object.keys(next.models) };
+      reload: async (by) => {
+        const names = (c: Config) => ({ tiers: Object.keys(c.tiers), models: Object.keys(c.models) });
+        const before = names(holder.current());
+        const after = names(reload());
+        try {
+          await recordAudit(database.db, by, { action: "config.reload", before, after });
+        } catch (error) {
+          requestLog.logger.warn({ reason: describeDbError(error) }, "config reload done but not written to the audit log");
+        }
+        return after;
       },
     }),
   ];

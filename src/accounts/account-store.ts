@@ -2,11 +2,12 @@ import { and, asc, count, eq, isNull, sql } from "drizzle-orm";
 import { invalidRequest } from "../canonical/gateway-error.ts";
 import type { Tier } from "../canonical/tier.ts";
 import type { Database, DrizzleDatabase } from "../db/client.ts";
-import { accounts, apiKeys, type AccountRow } from "../db/schema/index.ts";
+import { accounts, apiKeys, type AccountRow, type ApiKeyRow } from "../db/schema/index.ts";
 import { toAccount, type Account } from "./account-view.ts";
 import { AUTH_CHANNEL, encodeAuthEvent, type AuthEvent } from "./auth-events.ts";
 import { generateApiKey, generateId } from "./generate-api-key.ts";
 import { PLAN_TIERS, type Plan } from "./plans.ts";
+import { auditedAccount, auditedKey, recordAudit, type AuditActor } from "./record-audit.ts";
 
 export type { Account } from "./account-view.ts";
 
@@ -57,20 +58,21 @@ export interface AccountPatch {
  * Every operator verb on accounts and keys. Each change is announced on AUTH_CHANNEL after it
  * commits, so key caches on every instance drop what it touched. Rule violations (a tier outside
  * the plan, limits on a plan without them) throw a 400 GatewayError whose `param` names the field.
+ * A write given `by` is recorded in the audit log in its own transaction (before and after).
  */
 export interface AccountStore {
-  createAccount(input: NewAccount): Promise<{ account: Account; key: IssuedKey }>;
+  createAccount(input: NewAccount, by?: AuditActor): Promise<{ account: Account; key: IssuedKey }>;
   getAccount(accountId: string): Promise<Account | null>;
   countAccounts(): Promise<number>;
   /** null when the account does not exist. */
-  issueKey(accountId: string): Promise<IssuedKey | null>;
+  issueKey(accountId: string, by?: AuditActor): Promise<IssuedKey | null>;
   /** Registers the hash of a key issued elsewhere (e.g. an older-prefix key being carried over). */
   importKeyHash(accountId: string, keyHash: string, prefix: string): Promise<KeyInfo | null>;
   listKeys(accountId: string): Promise<KeyInfo[] | null>;
-  /** Idempotent: revoking a revoked key answers its first revocation time. null when unknown. */
-  revokeKey(keyId: string): Promise<RevokedKey | null>;
-  setSuspended(accountId: string, suspended: boolean): Promise<Account | null>;
-  updateAccount(accountId: string, patch: AccountPatch): Promise<Account | null>;
+  /** Idempotent: revoking a revoked key answers its first revocation time (and records nothing). null when unknown. */
+  revokeKey(keyId: string, by?: AuditActor): Promise<RevokedKey | null>;
+  setSuspended(accountId: string, suspended: boolean, by?: AuditActor): Promise<Account | null>;
+  updateAccount(accountId: string, patch: AccountPatch, by?: AuditActor): Promise<Account | null>;
 }
 
 type Executor = Pick<DrizzleDatabase, "insert">;
@@ -88,7 +90,7 @@ export function assertTierInPlan(plan: Plan, tier: Tier, field = "default_tier")
 export async function insertAccountWithKey(
   executor: Executor,
   input: NewAccount,
-): Promise<{ row: AccountRow; key: IssuedKey }> {
+): Promise<{ row: AccountRow; key: IssuedKey & { row: ApiKeyRow } }> {
   const defaultTier = input.defaultTier ?? "normal";
   assertTierInPlan(input.plan, defaultTier);
   const [row] = await executor
@@ -100,15 +102,18 @@ export async function insertAccountWithKey(
   return { row, key };
 }
 
-async function insertKey(executor: Executor, accountId: string): Promise<IssuedKey> {
+async function insertKey(executor: Executor, accountId: string): Promise<IssuedKey & { row: ApiKeyRow }> {
   const generated = generateApiKey();
   const [row] = await executor
     .insert(apiKeys)
     .values({ id: generateId("key_"), accountId, keyHash: generated.hash, prefix: generated.prefix })
-    .returning({ id: apiKeys.id, createdAt: apiKeys.createdAt });
+    .returning();
   if (!row) throw new Error("key insert returned no row");
-  return { id: row.id, key: generated.key, prefix: generated.prefix, createdAt: row.createdAt };
+  return { id: row.id, key: generated.key, prefix: generated.prefix, createdAt: row.createdAt, row };
 }
+
+/** The issued key without its row (the row holds the hash). */
+const issued = ({ id, key, prefix, createdAt }: IssuedKey): IssuedKey => ({ id, key, prefix, createdAt });
 
 function toKeyInfo(row: { id: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null }): KeyInfo {
   return { id: row.id, prefix: row.prefix, createdAt: row.createdAt, lastUsedAt: row.lastUsedAt, revokedAt: row.revokedAt };
@@ -134,22 +139,19 @@ export function createAccountStore(database: Database): AccountStore {
     return rows.length > 0;
   }
 
-  async function changeAccount(accountId: string, values: Partial<typeof accounts.$inferInsert>): Promise<Account | null> {
-    const [row] = await db
-      .update(accounts)
-      .set({ ...values, updatedAt: sql`now()` })
-      .where(eq(accounts.id, accountId))
-      .returning();
-    if (!row) return null;
-    await announce(database, { kind: "account", accountId });
-    return toAccount(row);
-  }
 
   return {
-    async createAccount(input) {
-      const { row, key } = await db.transaction((tx) => insertAccountWithKey(tx, input));
+    async createAccount(input, by) {
+      const { row, key } = await db.transaction(async (tx) => {
+        const created = await insertAccountWithKey(tx, input);
+        if (by) {
+          const after = { ...auditedAccount(created.row), key: auditedKey(created.key.row) };
+          await recordAudit(tx, by, { action: "account.create", accountId: created.row.id, keyId: created.key.id, after });
+        }
+        return created;
+      });
       await announce(database, { kind: "key-created", accountId: row.id });
-      return { account: toAccount(row), key };
+      return { account: toAccount(row), key: issued(key) };
     },
 
     async getAccount(accountId) {
@@ -162,11 +164,17 @@ export function createAccountStore(database: Database): AccountStore {
       return row?.n ?? 0;
     },
 
-    async issueKey(accountId) {
-      if (!(await accountExists(accountId))) return null;
-      const key = await insertKey(db, accountId);
+    async issueKey(accountId, by) {
+      const key = await db.transaction(async (tx) => {
+        const [account] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("share");
+        if (!account) return null;
+        const inserted = await insertKey(tx, accountId);
+        if (by) await recordAudit(tx, by, { action: "key.issue", accountId, keyId: inserted.id, after: auditedKey(inserted.row) });
+        return inserted;
+      });
+      if (!key) return null;
       await announce(database, { kind: "key-created", accountId });
-      return key;
+      return issued(key);
     },
 
     async importKeyHash(accountId, keyHash, prefix) {
@@ -191,31 +199,47 @@ export function createAccountStore(database: Database): AccountStore {
       return rows.map(toKeyInfo);
     },
 
-    async revokeKey(keyId) {
-      const [updated] = await db
-        .update(apiKeys)
-        .set({ revokedAt: sql`now()` })
-        .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
-        .returning({ id: apiKeys.id, accountId: apiKeys.accountId, revokedAt: apiKeys.revokedAt });
-      const row =
-        updated ??
-        (
-          await db
-            .select({ id: apiKeys.id, accountId: apiKeys.accountId, revokedAt: apiKeys.revokedAt })
-            .from(apiKeys)
-            .where(eq(apiKeys.id, keyId))
-        )[0];
+    async revokeKey(keyId, by) {
+      const row = await db.transaction(async (tx) => {
+        const [current] = await tx.select().from(apiKeys).where(eq(apiKeys.id, keyId)).for("update");
+        if (!current || current.revokedAt) return current ?? null;
+        const [updated] = await tx
+          .update(apiKeys)
+          .set({ revokedAt: sql`now()` })
+          .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+          .returning();
+        if (updated && by) {
+          await recordAudit(tx, by, { action: "key.revoke", accountId: updated.accountId, keyId, before: auditedKey(current), after: auditedKey(updated) });
+        }
+        return updated ?? null;
+      });
       if (!row || !row.revokedAt) return null;
       // Announced again on a repeat too: a retry after a failed notify must still reach everyone.
       await announce(database, { kind: "key-revoked", accountId: row.accountId, keyId: row.id });
       return { id: row.id, accountId: row.accountId, revokedAt: row.revokedAt };
     },
 
-    setSuspended(accountId, suspended) {
-      return changeAccount(accountId, { suspended });
+    async setSuspended(accountId, suspended, by) {
+      const row = await db.transaction(async (tx) => {
+        const [current] = await tx.select().from(accounts).where(eq(accounts.id, accountId)).for("update");
+        if (!current) return null;
+        const [updated] = await tx
+          .update(accounts)
+          .set({ suspended, updatedAt: sql`now()` })
+          .where(eq(accounts.id, accountId))
+          .returning();
+        if (updated && by) {
+          const action = suspended ? "account.suspend" : "account.unsuspend";
+          await recordAudit(tx, by, { action, accountId, before: auditedAccount(current), after: auditedAccount(updated) });
+        }
+        return updated ?? null;
+      });
+      if (!row) return null;
+      await announce(database, { kind: "account", accountId });
+      return toAccount(row);
     },
 
-    async updateAccount(accountId, patch) {
+    async updateAccount(accountId, patch, by) {
       const row = await db.transaction(async (tx) => {
         const [current] = await tx.select().from(accounts).where(eq(accounts.id, accountId)).for("update");
         if (!current) return null;
@@ -240,6 +264,7 @@ export function createAccountStore(database: Database): AccountStore {
           .set({ ...values, updatedAt: sql`now()` })
           .where(eq(accounts.id, accountId))
           .returning();
+        if (updated && by) await recordAudit(tx, by, { action: "account.update", accountId, before: auditedAccount(current), after: auditedAccount(updated) });
         return updated ?? null;
       });
       if (!row) return null;

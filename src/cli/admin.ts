@@ -5,6 +5,8 @@ const USAGE = `Usage: bun run admin <command> [options]
 
 Commands:
   accounts create --plan P [--default-tier T] [--email E]   create an account and its first key
+  accounts list [--plan P] [--suspended true|false] [--email TEXT] [--limit N] [--cursor C]
+                                                            accounts with keys, last use, this month's usage
   accounts show ID                                          show an account and its effective limits
   accounts suspend ID | accounts unsuspend ID
   accounts update ID [--plan P] [--default-tier T]
@@ -16,6 +18,10 @@ Commands:
   usage ACCOUNT_ID [--month YYYY-MM]                        usage by tier and model (default: this month, UTC)
   check-config [FILE]                                       validate a config (default $ROUTELANE_CONFIG, else the
                                                             built-in one) and call each provider's models endpoint
+  report [--from D] [--to D] [--group-by G[,G]] [--account ID] [--key ID] [--csv]
+                                                            usage across accounts (groups: day, hour, account,
+                                                            tier, model, key; default: this month by day)
+  audit [--account ID] [--action A] [--limit N] [--cursor C] admin writes, newest first
   help
 
 Options:
@@ -45,36 +51,52 @@ type Json = Record<string, unknown>;
 
 interface Api {
   call(method: string, path: string, body?: unknown): Promise<Json>;
+  /** The answer as text (CSV). */
+  text(path: string, accept: string): Promise<string>;
 }
 
 function createApi(baseUrl: string, token: string): Api {
+  async function send(method: string, path: string, body: unknown, accept: string): Promise<{ response: Response; text: string }> {
+    const url = new URL(path, baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`).toString();
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method,
+        headers: { authorization: `Bearer ${token}`, accept, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch {
+      throw new CliError(`cannot reach ${baseUrl}`);
+    }
+    return { response, text: await response.text() };
+  }
+  function fail(response: Response, text: string): never {
+    let message: unknown;
+    try {
+      message = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
+    } catch {
+      message = undefined;
+    }
+    if (response.status === 404 && typeof message !== "string") {
+      throw new CliError(`HTTP 404 from ${baseUrl}: no admin API there (is ROUTELANE_ADMIN_TOKEN set on the server?)`);
+    }
+    throw new CliError(typeof message === "string" ? message : `HTTP ${response.status} from ${baseUrl}`);
+  }
   return {
+    async text(path, accept) {
+      const { response, text } = await send("GET", path, undefined, accept);
+      if (!response.ok) fail(response, text);
+      return text;
+    },
     async call(method, path, body) {
-      const url = new URL(path, baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`).toString();
-      let response: Response;
-      try {
-        response = await fetch(url, {
-          method,
-          headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-      } catch {
-        throw new CliError(`cannot reach ${baseUrl}`);
-      }
-      const text = await response.text();
+      const { response, text } = await send(method, path, body, "application/json");
       let json: unknown;
       try {
         json = JSON.parse(text);
       } catch {
         json = undefined;
       }
-      if (!response.ok) {
-        const message = (json as { error?: { message?: unknown } } | undefined)?.error?.message;
-        if (response.status === 404 && typeof message !== "string") {
-          throw new CliError(`HTTP 404 from ${baseUrl}: no admin API there (is ROUTELANE_ADMIN_TOKEN set on the server?)`);
-        }
-        throw new CliError(typeof message === "string" ? message : `HTTP ${response.status} from ${baseUrl}`);
-      }
+      if (!response.ok) fail(response, text);
       if (typeof json !== "object" || json === null) throw new CliError(`unexpected answer from ${baseUrl} (not JSON)`);
       return json as Json;
     },
@@ -139,6 +161,45 @@ function formatUsage(u: Json): string[] {
   ];
 }
 
+function formatAccountList(page: Json): string[] {
+  const accounts = (page.data as Json[] | undefined) ?? [];
+  if (accounts.length === 0) return ["no accounts"];
+  const rows = accounts.map((a) => {
+    const keys = (a.keys ?? {}) as Json;
+    const month = (a.month ?? {}) as Json;
+    return [String(a.id), String(a.plan), a.suspended ? "yes" : "no", orDash(a.email), `${keys.active}/${keys.total}`, orDash(a.last_used_at), String(month.tokens ?? 0), usd(month.cost_usd)];
+  });
+  const lines = table([["ID", "PLAN", "SUSPENDED", "EMAIL", "KEYS", "LAST USED", "TOKENS", "COST USD"], ...rows]);
+  return page.next_cursor ? [...lines, `more: --cursor ${page.next_cursor}`] : lines;
+}
+
+const REPORT_FIELDS = ["requests", "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "reasoning_tokens", "cache_hits", "errors"];
+const GROUP_COLUMNS: Record<string, string> = { day: "day", hour: "hour", account: "account_id", tier: "tier", model: "model", key: "key_id" };
+
+function formatReport(report: Json): string[] {
+  const groups = ((report.group_by as string[] | undefined) ?? []).map((g) => GROUP_COLUMNS[g] ?? g);
+  const cells = (row: Json) => [...REPORT_FIELDS.map((f) => String(row[f] ?? 0)), usd(row.cost_usd)];
+  const header = [...groups.map((g) => g.toUpperCase()), "REQUESTS", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "REASONING", "CACHE HITS", "ERRORS", "COST USD"];
+  const rows = ((report.data as Json[] | undefined) ?? []).map((row) => [...groups.map((g) => orDash(row[g])), ...cells(row)]);
+  const total = [...groups.map((_, i) => (i === 0 ? "total" : "")), ...cells((report.totals ?? {}) as Json)];
+  return [`usage from ${report.from} to ${report.to} (UTC)`, "", ...table([header, ...rows, total])];
+}
+
+function formatAudit(page: Json): string[] {
+  const entries = (page.data as Json[] | undefined) ?? [];
+  if (entries.length === 0) return ["no entries"];
+  const lines = entries.map((e) => `${e.at}  ${e.action}  ${orDash(e.account_id)}${e.key_id ? ` ${e.key_id}` : ""}  by ${e.actor} from ${orDash(e.address)}`);
+  return page.next_cursor ? [...lines, `more: --cursor ${page.next_cursor}`] : lines;
+}
+
+/** A query string of the flags given (undefined ones left out). */
+function queryOf(params: Record<string, string | undefined>): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) query.set(name, value);
+  const text = query.toString();
+  return text === "" ? "" : `?${text}`;
+}
+
 function need(positionals: string[], index: number, what: string): string {
   const value = positionals[index];
   if (!value) throw new CliError(`missing ${what} (see: bun run admin help)`, 2);
@@ -163,6 +224,16 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
           concurrency: { type: "string" },
           "monthly-tokens": { type: "string" },
           month: { type: "string" },
+          suspended: { type: "string" },
+          limit: { type: "string" },
+          cursor: { type: "string" },
+          from: { type: "string" },
+          to: { type: "string" },
+          "group-by": { type: "string" },
+          account: { type: "string" },
+          key: { type: "string" },
+          action: { type: "string" },
+          csv: { type: "boolean", default: false },
           help: { type: "boolean", short: "h", default: false },
         },
       });
@@ -195,7 +266,25 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
       const u = await api.call("GET", `admin/accounts/${accountId}/usage${query}`);
       return show(u, () => formatUsage(u));
     }
+    if (group === "report") {
+      const path = `admin/usage${queryOf({ from: values.from, to: values.to, group_by: values["group-by"], account: values.account, key: values.key })}`;
+      if (values.csv) {
+        io.out((await api.text(path, "text/csv")).trimEnd());
+        return 0;
+      }
+      const report = await api.call("GET", path);
+      return show(report, () => formatReport(report));
+    }
+    if (group === "audit") {
+      const page = await api.call("GET", `admin/audit${queryOf({ account: values.account, action: values.action, limit: values.limit, cursor: values.cursor })}`);
+      return show(page, () => formatAudit(page));
+    }
     switch (`${group} ${verb ?? ""}`) {
+      case "accounts list": {
+        const query = queryOf({ plan: values.plan, suspended: values.suspended, email: values.email, limit: values.limit, cursor: values.cursor });
+        const page = await api.call("GET", `admin/accounts${query}`);
+        return show(page, () => formatAccountList(page));
+      }
       case "accounts create": {
         if (!values.plan) throw new CliError("--plan is required (Starter, Pro or Enterprise)", 2);
         const body: Json = { plan: values.plan };

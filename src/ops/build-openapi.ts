@@ -2,6 +2,7 @@ import { Type as t, type TSchema } from "@sinclair/typebox";
 import { ChatRequestSchema } from "../formats/chat/schema.ts";
 import { CountTokensRequestSchema, MessagesRequestSchema } from "../formats/messages/schema.ts";
 import { ResponsesRequestSchema } from "../formats/responses/schema.ts";
+import { adminOpenApi } from "./admin-openapi.ts";
 
 /** A TypeBox schema as plain JSON Schema (TypeBox's symbol keys dropped). */
 const json = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
@@ -118,6 +119,7 @@ const plain = (summary: string, tag: string, schema: string, description = "OK")
  */
 export function buildOpenApi(version: string): Record<string, unknown> {
   const models = { security: [{ apiKey: [] }, { bearer: [] }], tags: ["models"] };
+  const admin = adminOpenApi();
   return {
     openapi: "3.1.0",
     info: {
@@ -203,25 +205,14 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       },
       "/openapi.json": { get: { summary: "This document", tags: ["operations"], responses: { "200": { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } } } } },
       "/docs": { get: { summary: "API documentation page", tags: ["operations"], responses: { "200": { description: "HTML", content: { "text/html": { schema: { type: "string" } } } } } } },
-      "/admin/config/reload": {
-        post: {
-          summary: "Reload the config file (providers, models, tiers, routing)",
-          tags: ["admin"],
-          security: [{ adminBearer: [] }],
-          responses: {
-            "200": { description: "The new config is in use.", content: { "application/json": { schema: ref("schemas", "ReloadResult") } } },
-            "400": { description: "The file was rejected; the old config stays.", content: { "application/json": { schema: ref("schemas", "OpenAIError") } } },
-            "401": { description: "Missing or wrong admin token.", content: { "application/json": { schema: ref("schemas", "OpenAIError") } } },
-            "404": { description: "The admin API is off (no ROUTELANE_ADMIN_TOKEN)." },
-          },
-        },
-      },
+      ...admin.paths,
     },
     components: {
       securitySchemes: {
         apiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "A Routelane key (`rl_…`)." },
         bearer: { type: "http", scheme: "bearer", description: "A Routelane key in `Authorization: Bearer`." },
         adminBearer: { type: "http", scheme: "bearer", description: "ROUTELANE_ADMIN_TOKEN." },
+        consoleSession: { type: "apiKey", in: "cookie", name: "routelane_console", description: "A console session (writes also need its `x-csrf-token` header)." },
         metricsBearer: { type: "http", scheme: "bearer", description: "ROUTELANE_METRICS_TOKEN." },
         jobBearer: { type: "http", scheme: "bearer", description: "A Smart+ job token (`rlj_…`), valid for its one job." },
       },
@@ -243,6 +234,7 @@ export function buildOpenApi(version: string): Record<string, unknown> {
         Health: json(HealthSchema),
         Ready: json(ReadySchema),
         ReloadResult: json(ReloadResultSchema),
+        ...admin.schemas,
       },
     },
   };

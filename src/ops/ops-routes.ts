@@ -1,7 +1,8 @@
 import { Elysia } from "elysia";
 import { adminError } from "./admin-error.ts";
 import { clientAddress, type AddressSource } from "./client-address.ts";
-import type { AdminGate } from "./create-admin-gate.ts";
+import { describeActor, type AdminGate } from "./create-admin-gate.ts";
+import type { AuditActor } from "../accounts/record-audit.ts";
 import { createTokenCheck } from "./create-token-check.ts";
 import type { ReadinessCheck } from "./check-readiness.ts";
 import type { GatewayMetrics } from "./create-metrics.ts";
@@ -14,8 +15,8 @@ export interface OpsRoutesOptions {
   /** The operator routes' door; absent (no ROUTELANE_ADMIN_TOKEN) → no reload route. */
   readonly adminGate: AdminGate | undefined;
   readonly openApi: Record<string, unknown>;
-  /** Reloads the config file; throws with the reason when the file is rejected. */
-  reload(): { tiers: string[]; models: string[] };
+  /** Reloads the config file (recording who asked in the audit log); throws with the reason when the file is rejected. */
+  reload(by: AuditActor): Promise<{ tiers: string[]; models: string[] }>;
 }
 
 /** Health, readiness, metrics, the API document and its page, and the config reload. */
@@ -46,10 +47,11 @@ export function opsRoutes(options: OpsRoutesOptions): Elysia {
   return app.post(
     "/admin/config/reload",
     async ({ request, server }: { request: Request; server: AddressSource | null }) => {
-      const actor = await gate.check(request, clientAddress(server, request));
+      const address = clientAddress(server, request);
+      const actor = await gate.check(request, address);
       if (actor instanceof Response) return actor;
       try {
-        return Response.json({ reloaded: true, ...options.reload() });
+        return Response.json({ reloaded: true, ...(await options.reload({ actor: describeActor(actor), address })) });
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         return adminError(400, "invalid_request_error", `config not reloaded, the old one stays: ${reason}`, { code: "invalid_config" });

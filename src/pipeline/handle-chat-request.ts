@@ -79,6 +79,7 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
   try {
     const principal = await authenticateRequest(request.headers, deps.authenticator);
     track.fields.accountId = principal.accountId;
+    track.fields.keyId = principal.keyId;
     track.fields.plan = principal.plan;
     const body = checkBody[format](await readJsonBody(request, deps.config.bodyLimitBytes)) as JsonObject;
     checkApiRules(format, body);

@@ -44,12 +44,14 @@ export async function handleCountTokens(request: Request, deps: GatewayDeps, opt
   const requestId = newRequestId();
   const startedAt = Date.now();
   let accountId: string | undefined;
+  let keyId: string | undefined;
   let status = 200;
   let modelName: string | undefined;
   let tier: Tier | undefined;
   try {
     const principal = await authenticateRequest(request.headers, deps.authenticator);
     accountId = principal.accountId;
+    keyId = principal.keyId;
     const body = checkCountTokens(await readJsonBody(request, deps.config.bodyLimitBytes)) as CountTokensRequest;
     checkApiRules("messages", body);
     tier = resolveTier(body.model, principal);
@@ -81,17 +83,18 @@ export async function handleCountTokens(request: Request, deps: GatewayDeps, opt
     status = response.status;
     return response;
   } finally {
-    deps.observe?.(countRecord(requestId, startedAt, status, accountId, tier, modelName));
+    deps.observe?.(countRecord(requestId, startedAt, status, accountId, keyId, tier, modelName));
   }
 }
 
-function countRecord(requestId: string, startedAt: number, status: number, accountId?: string, tier?: Tier, model?: string): RequestRecord {
+function countRecord(requestId: string, startedAt: number, status: number, accountId?: string, keyId?: string, tier?: Tier, model?: string): RequestRecord {
   return {
     requestId,
     startedAt,
     endpoint: "count_tokens",
     stream: false,
     ...(accountId !== undefined ? { accountId } : {}),
+    ...(keyId !== undefined ? { keyId } : {}),
     ...(tier !== undefined ? { tier } : {}),
     ...(model !== undefined ? { model } : {}),
     status,

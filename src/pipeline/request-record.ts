@@ -16,6 +16,8 @@ export interface RequestRecord {
   readonly stream: boolean;
   /** Absent when authentication failed. */
   readonly accountId?: string;
+  /** The key the request came with (its id, never the key); absent when authentication failed. */
+  readonly keyId?: string;
   readonly plan?: string;
   readonly tier?: string;
   /** Config name of the model that answered (or was last tried). */

@@ -4,6 +4,7 @@ import type { NewUsageRecord } from "../db/schema/usage.ts";
 export const COPY_COLUMNS = [
   "request_id",
   "account_id",
+  "key_id",
   "created_at",
   "endpoint",
   "tier",
@@ -47,7 +48,7 @@ export function encodeCopyRows(rows: readonly NewUsageRecord[]): string {
   let out = "";
   for (const r of rows) {
     out +=
-      `${text(r.requestId)}\t${text(r.accountId)}\t${r.createdAt.toISOString()}\t${text(r.endpoint)}\t${text(r.tier)}\t` +
+      `${text(r.requestId)}\t${text(r.accountId)}\t${text(r.keyId)}\t${r.createdAt.toISOString()}\t${text(r.endpoint)}\t${text(r.tier)}\t` +
       `${text(r.model)}\t${text(r.effort)}\t${text(r.source)}\t${r.cacheHit === true ? "t" : "f"}\t${num(r.status, 0)}\t` +
       `${num(r.latencyMs, 0)}\t${num(r.ttfbMs, null)}\t${num(r.inputTokens, 0)}\t${num(r.outputTokens, 0)}\t` +
       `${num(r.cacheReadTokens, 0)}\t${num(r.cacheWriteTokens, 0)}\t${num(r.reasoningTokens, 0)}\t${num(r.costUsd, 0)}\n`;

@@ -15,6 +15,7 @@ export function toUsageRow(record: RequestRecord, costUsd: number): NewUsageReco
   return {
     requestId: record.requestId,
     accountId: record.accountId,
+    keyId: record.keyId ?? null,
     createdAt: new Date(record.startedAt),
     endpoint: record.endpoint,
     // A failure before the tier was known (the gateway's own) is still a request of the account.

@@ -61,14 +61,16 @@ describe("GET /admin/accounts/{id}/usage", () => {
     expect(status).toBe(200);
     expect(json.account_id).toBe(accountId);
     expect(json.month).toBe("2025-11");
+    // The cache hit (row 3) is counted in cache_hits, not in the billable tokens.
     expect(json.totals).toEqual({
       requests: 3,
-      input_tokens: 300,
-      output_tokens: 30,
-      cache_read_input_tokens: 120,
+      input_tokens: 200,
+      output_tokens: 20,
+      cache_read_input_tokens: 80,
       cache_creation_input_tokens: 0,
       reasoning_tokens: 0,
       cache_hits: 1,
+      errors: 0,
       cost_usd: 1,
     });
     expect(json.by_tier.map((r: any) => [r.tier, r.requests])).toEqual([
@@ -117,7 +119,7 @@ describe("bun run admin usage", () => {
     expect(res.out).toContain(`account ${accountId}, month 2025-11 (UTC)`);
     const lines = res.out.split("\n");
     expect(lines.find((l) => l.startsWith("normal"))?.split(/\s+/)).toEqual(["normal", "2", "200", "80", "0", "20", "0", "0", "$1.000000"]);
-    expect(lines.find((l) => l.startsWith("total"))?.split(/\s+/)).toEqual(["total", "3", "300", "120", "0", "30", "0", "1", "$1.000000"]);
+    expect(lines.find((l) => l.startsWith("total"))?.split(/\s+/)).toEqual(["total", "3", "200", "80", "0", "20", "0", "1", "$1.000000"]);
     expect(lines.some((l) => l.startsWith("sim-normal-b"))).toBe(true);
   });
 

@@ -50,7 +50,7 @@ describe("/readyz when not ready", () => {
       metricsToken: undefined,
       adminGate: undefined,
       openApi: { info: { title: "t", version: "0", description: "" }, paths: {} },
-      reload: () => ({ tiers: [], models: [] }),
+      reload: async () => ({ tiers: [], models: [] }),
     });
     const res = await routes.handle(new Request("http://gateway/readyz"));
     expect(res.status).toBe(503);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { ROUTES } from "../../src/http/app.ts";
+import { adminRoutes } from "../../src/http/routes/admin.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 import { DATABASE_HOOK_TIMEOUT_MS } from "../helpers/test-database.ts";
 
@@ -79,5 +80,23 @@ describe("GET /docs", () => {
     const html = await res.text();
     for (const path of ["/v1/messages", "/v1/chat/completions", "/v1/responses", "/readyz", "/openapi.json"]) expect(html).toContain(path);
     expect(html).not.toMatch(/<script|src="http/);
+  });
+});
+
+describe("the admin API in /openapi.json", () => {
+  test("every admin route the gateway serves is documented, with the admin security", async () => {
+    const app = adminRoutes({ database: gw.gateway.database, adminToken: "a-token-of-sixteen-chars", accounts: gw.store, routing: () => { throw new Error("not called"); } });
+    const served = (app.routes as Array<{ method: string; path: string }>).filter((r) => r.method !== "ALL" && r.path.startsWith("/admin"));
+    expect(served.length).toBeGreaterThan(10);
+    const shape = (path: string): string => path.replace(/\{[^}]+\}|:[^/]+/g, "{}");
+    const documented = new Map(Object.keys(doc.paths).map((p) => [shape(p), p]));
+    for (const route of [...served, { method: "POST", path: "/admin/config/reload" }]) {
+      const path = documented.get(shape(route.path));
+      expect(path === undefined ? `${route.method} ${route.path} missing` : path).toBe(path!);
+      const operation = doc.paths[path!]![route.method.toLowerCase()];
+      expect(operation === undefined ? `${route.method} ${route.path} missing` : "ok").toBe("ok");
+      expect(operation!.security).toEqual([{ adminBearer: [] }, { consoleSession: [] }]);
+      expect(Object.keys(operation!.responses)).toContain("401");
+    }
   });
 });

@@ -5,6 +5,7 @@ import { COPY_COLUMNS, encodeCopyRows } from "../../src/usage/encode-copy-rows.t
 const base: NewUsageRecord = {
   requestId: "req_1",
   accountId: "acct_1",
+  keyId: "key_1",
   createdAt: new Date(Date.UTC(2026, 10, 22, 5, 6, 7, 890)),
   endpoint: "messages",
   tier: "normal",
@@ -29,8 +30,8 @@ const column = (name: (typeof COPY_COLUMNS)[number]): number => COPY_COLUMNS.ind
 describe("encodeCopyRows", () => {
   test("one tab-separated line per row, in COPY_COLUMNS order", () => {
     expect(encodeCopyRows([base, { ...base, requestId: "req_2" }])).toBe(
-      "req_1\tacct_1\t2026-11-22T05:06:07.890Z\tmessages\tnormal\tsim-normal\tmedium\trule\tf\t200\t12.5\t3.25\t100\t20\t5\t6\t7\t0.0015\n" +
-        "req_2\tacct_1\t2026-11-22T05:06:07.890Z\tmessages\tnormal\tsim-normal\tmedium\trule\tf\t200\t12.5\t3.25\t100\t20\t5\t6\t7\t0.0015\n",
+      "req_1\tacct_1\tkey_1\t2026-11-22T05:06:07.890Z\tmessages\tnormal\tsim-normal\tmedium\trule\tf\t200\t12.5\t3.25\t100\t20\t5\t6\t7\t0.0015\n" +
+        "req_2\tacct_1\tkey_1\t2026-11-22T05:06:07.890Z\tmessages\tnormal\tsim-normal\tmedium\trule\tf\t200\t12.5\t3.25\t100\t20\t5\t6\t7\t0.0015\n",
     );
     expect(fields({})).toHaveLength(COPY_COLUMNS.length);
   });

@@ -84,12 +84,15 @@ describe("usage in the database", () => {
 
     const november = await queryMonthlyUsage(t.database, accountId, "2026-11");
     expect(november.totals.requests).toBe(5);
-    expect(november.totals.input_tokens).toBe(1610);
-    expect(november.totals.output_tokens).toBe(820);
+    // A cache hit's tokens are not billable: it is counted in cache_hits alone.
+    expect(november.totals.input_tokens).toBe(1110);
+    expect(november.totals.output_tokens).toBe(320);
     expect(november.totals.cache_read_input_tokens).toBe(400);
     expect(november.totals.cache_creation_input_tokens).toBe(100);
     expect(november.totals.reasoning_tokens).toBe(50);
     expect(november.totals.cache_hits).toBe(1);
+    // The refused 429 left no row: no error among the rows.
+    expect(november.totals.errors).toBe(0);
     // sim-normal prices: input 1, output 5, cacheRead 0.1, cacheWrite 1.25 per million; sim-fast 0.25/1.25.
     const normalCost = (500 * 1 + 400 * 0.1 + 100 * 1.25 + 200 * 5) / 1e6 + (10 + 20 * 5) / 1e6;
     const fastCost = (100 * 0.25 + 100 * 1.25) / 1e6;
@@ -100,7 +103,7 @@ describe("usage in the database", () => {
     ]);
     expect(november.by_model.map((r) => [r.model, r.requests, r.input_tokens])).toEqual([
       ["sim-fast", 1, 100],
-      ["sim-normal", 3, 1510],
+      ["sim-normal", 3, 1010],
       [null, 1, 0],
     ]);
     expect((await queryMonthlyUsage(t.database, accountId, "2026-10")).totals.requests).toBe(1);

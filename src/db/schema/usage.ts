@@ -13,6 +13,8 @@ export const usageRecords = pgTable(
   {
     requestId: text("request_id").primaryKey(),
     accountId: text("account_id").notNull(),
+    /** The key that made the request; null on Smart+ job calls and rows from before keys were recorded. */
+    keyId: text("key_id"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
     /** The called wire format: messages | chat | responses | count_tokens. */
     endpoint: text("endpoint").notNull(),
@@ -31,7 +33,14 @@ export const usageRecords = pgTable(
     reasoningTokens: bigint("reasoning_tokens", { mode: "number" }).notNull().default(0),
     costUsd: doublePrecision("cost_usd").notNull().default(0),
   },
-  (table) => [index("usage_records_account_created_idx").on(table.accountId, table.createdAt)],
+  (table) => [
+    index("usage_records_account_created_idx").on(table.accountId, table.createdAt),
+    // Fleet-wide reports read a time range over every account. Rows arrive in about time order
+    // (request ids start with their millisecond), so a BRIN index finds the range from a few
+    // summary pages and costs next to nothing per insert, where a B-tree would add a second
+    // tree to every write.
+    index("usage_records_created_brin_idx").using("brin", table.createdAt),
+  ],
 );
 
 export type UsageRecordRow = typeof usageRecords.$inferSelect;

@@ -3,15 +3,14 @@ import type { TLiteral, TUnion } from "@sinclair/typebox";
 import { Elysia, t, type TSchema } from "elysia";
 import type { Account, AccountStore, KeyInfo } from "../../accounts/account-store.ts";
 import { PLANS } from "../../accounts/plans.ts";
-import { describeDbError } from "../../accounts/sanitize-db-error.ts";
-import { GatewayError } from "../../canonical/gateway-error.ts";
 import { TIERS } from "../../canonical/tier.ts";
 import type { Database } from "../../db/client.ts";
 import { monthWindow } from "../../limits/month-window.ts";
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from "../../pipeline/exceeds-json-depth.ts";
-import { adminError, adminErrorOf } from "../../ops/admin-error.ts";
-import { clientAddress, type AddressSource } from "../../ops/client-address.ts";
-import { createAdminGate, type AdminActor, type AdminGate } from "../../ops/create-admin-gate.ts";
+import { adminError } from "../../ops/admin-error.ts";
+import { createAdminGate, type AdminGate } from "../../ops/create-admin-gate.ts";
+import { adminFleetRoutes } from "./admin-fleet.ts";
+import { adminGuard } from "./admin-guard.ts";
 import { parseMonth, queryMonthlyUsage } from "../../usage/query-monthly-usage.ts";
 import type { Routing } from "../../routing/create-routing.ts";
 import { adminExplainRoutes } from "./admin-explain.ts";
@@ -126,8 +125,6 @@ function renderKey(key: KeyInfo) {
   };
 }
 
-type Handler = (request: Request, params: Record<string, string>, actor: AdminActor) => Promise<Response>;
-
 /**
  * The operator API under /admin. Every answer, errors included, is a Response built here, so an
  * app-wide error handler cannot reshape it.
@@ -139,35 +136,23 @@ export function adminRoutes(deps: AdminRoutesDeps): Elysia {
   if (deps.routing) app.use(adminExplainRoutes(gate, { routing: deps.routing, accounts: deps.accounts }));
   const store = deps.accounts;
 
-  const guard =
-    (handler: Handler) =>
-    async ({ request, params, server }: { request: Request; params: Record<string, string>; server: AddressSource | null }): Promise<Response> => {
-      const actor = await gate.check(request, clientAddress(server, request));
-      if (actor instanceof Response) return actor;
-      try {
-        return await handler(request, params, actor);
-      } catch (err) {
-        if (err instanceof GatewayError && err.status < 500) return adminErrorOf(err);
-        console.error(`admin ${request.method} ${new URL(request.url).pathname} failed: ${describeDbError(err)}`);
-        return adminError(500, "api_error", "internal error");
-      }
-    };
+  const guard = adminGuard(gate);
+  app.use(adminFleetRoutes(guard, deps.database));
   const noBody = { parse: "none" as const };
   const accountNotFound = (id: string) => notFound(`account ${id} not found`);
 
   const routes = app
     .post(
       "/admin/accounts",
-      guard(async (request) => {
+      guard(async (request, _params, by) => {
         const body = await readJson(request, true);
         if (!body.ok) return body.response;
         const input = validate(CreateAccountBody, body.value);
         if (!input.ok) return input.response;
-        const { account, key } = await store.createAccount({
-          plan: input.value.plan,
-          defaultTier: input.value.default_tier,
-          email: input.value.email ?? null,
-        });
+        const { account, key } = await store.createAccount(
+          { plan: input.value.plan, defaultTier: input.value.default_tier, email: input.value.email ?? null },
+          by,
+        );
         return Response.json(
           { id: account.id, plan: account.plan, default_tier: account.defaultTier, key: key.key, key_id: key.id, key_prefix: key.prefix },
           { status: 201 },
@@ -185,7 +170,7 @@ export function adminRoutes(deps: AdminRoutesDeps): Elysia {
     )
     .patch(
       "/admin/accounts/:id",
-      guard(async (request, { id = "" }) => {
+      guard(async (request, { id = "" }, by) => {
         const body = await readJson(request, true);
         if (!body.ok) return body.response;
         const input = validate(UpdateAccountBody, body.value);
@@ -199,31 +184,31 @@ export function adminRoutes(deps: AdminRoutesDeps): Elysia {
             concurrentRequests: limits.concurrent_requests,
             tokensPerMonth: limits.tokens_per_month,
           },
-        });
+        }, by);
         return account ? Response.json(renderAccount(account)) : accountNotFound(id);
       }),
       noBody,
     )
     .post(
       "/admin/accounts/:id/suspend",
-      guard(async (_request, { id = "" }) => {
-        const account = await store.setSuspended(id, true);
+      guard(async (_request, { id = "" }, by) => {
+        const account = await store.setSuspended(id, true, by);
         return account ? Response.json(renderAccount(account)) : accountNotFound(id);
       }),
       noBody,
     )
     .post(
       "/admin/accounts/:id/unsuspend",
-      guard(async (_request, { id = "" }) => {
-        const account = await store.setSuspended(id, false);
+      guard(async (_request, { id = "" }, by) => {
+        const account = await store.setSuspended(id, false, by);
         return account ? Response.json(renderAccount(account)) : accountNotFound(id);
       }),
       noBody,
     )
     .post(
       "/admin/accounts/:id/keys",
-      guard(async (_request, { id = "" }) => {
-        const key = await store.issueKey(id);
+      guard(async (_request, { id = "" }, by) => {
+        const key = await store.issueKey(id, by);
         if (!key) return accountNotFound(id);
         return Response.json({ id: key.id, key: key.key, prefix: key.prefix, created_at: iso(key.createdAt) }, { status: 201 });
       }),
@@ -250,8 +235,8 @@ export function adminRoutes(deps: AdminRoutesDeps): Elysia {
     )
     .post(
       "/admin/keys/:key_id/revoke",
-      guard(async (_request, { key_id = "" }) => {
-        const revoked = await store.revokeKey(key_id);
+      guard(async (_request, { key_id = "" }, by) => {
+        const revoked = await store.revokeKey(key_id, by);
         if (!revoked) return notFound(`key ${key_id} not found`);
         return Response.json({ id: revoked.id, revoked_at: iso(revoked.revokedAt) });
       }),
