@@ -17,6 +17,7 @@ import { createUsageObserver } from "./usage/create-usage-observer.ts";
 import { createUsageStore } from "./usage/create-usage-store.ts";
 import { createUsageWriter, type UsageWriter } from "./usage/create-usage-writer.ts";
 import { loadMonthlyTokens } from "./usage/load-monthly-tokens.ts";
+import { loadMonthlySpend } from "./usage/load-monthly-spend.ts";
 
 /**
  * How long, and in how much memory per instance, the conversations behind Responses answers made
@@ -66,7 +67,7 @@ export function createPipelineServices(options: PipelineServicesOptions): Pipeli
         backoffMs: config.redis.backoffMs,
         onChange: options.onRedisChange,
       }) : undefined;
-  const limiter = createLimiter({ config, redis, loadMonthlyTokens: loadMonthlyTokens(database) });
+  const limiter = createLimiter({ config, redis, loadMonthlyTokens: loadMonthlyTokens(database), loadMonthlySpend: loadMonthlySpend(database) });
   const cacheSettings = config.responseCache;
   const responseCache = cacheSettings.enabled
     ? createResponseCache({

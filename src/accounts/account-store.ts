@@ -26,6 +26,21 @@ export interface KeyInfo {
   readonly createdAt: Date;
   readonly lastUsedAt: Date | null;
   readonly revokedAt: Date | null;
+  readonly name: string | null;
+  readonly expiresAt: Date | null;
+  /** null = the plan's tiers. */
+  readonly allowedTiers: readonly Tier[] | null;
+  readonly requestsPerMinute: number | null;
+  readonly monthlySpendUsd: number | null;
+}
+
+/** A key's controls as set by the operator: absent = unchanged (at issue: none), null = cleared. */
+export interface KeyControls {
+  readonly name?: string | null | undefined;
+  readonly expiresAt?: Date | null | undefined;
+  readonly allowedTiers?: readonly Tier[] | null | undefined;
+  readonly requestsPerMinute?: number | null | undefined;
+  readonly monthlySpendUsd?: number | null | undefined;
 }
 
 export interface RevokedKey {
@@ -65,7 +80,10 @@ export interface AccountStore {
   getAccount(accountId: string): Promise<Account | null>;
   countAccounts(): Promise<number>;
   /** null when the account does not exist. */
-  issueKey(accountId: string, by?: AuditActor): Promise<IssuedKey | null>;
+  issueKey(accountId: string, controls?: KeyControls, by?: AuditActor): Promise<IssuedKey | null>;
+  /** Changes a key's controls; null when the key does not exist. A revoked key cannot be changed (400). */
+  updateKey(keyId: string, controls: KeyControls, by?: AuditActor): Promise<KeyInfo | null>;
+  getKey(keyId: string): Promise<(KeyInfo & { readonly accountId: string }) | null>;
   /** Registers the hash of a key issued elsewhere (e.g. an older-prefix key being carried over). */
   importKeyHash(accountId: string, keyHash: string, prefix: string): Promise<KeyInfo | null>;
   listKeys(accountId: string): Promise<KeyInfo[] | null>;
@@ -102,11 +120,31 @@ export async function insertAccountWithKey(
   return { row, key };
 }
 
-async function insertKey(executor: Executor, accountId: string): Promise<IssuedKey & { row: ApiKeyRow }> {
+/** The stored values of a key's controls, checked against the account's plan; throws a 400 naming the field. */
+function controlValues(plan: Plan, controls: KeyControls, now: number): Partial<typeof apiKeys.$inferInsert> {
+  const values: Partial<typeof apiKeys.$inferInsert> = {};
+  if (controls.name !== undefined) values.name = controls.name;
+  if (controls.expiresAt !== undefined) {
+    if (controls.expiresAt !== null && controls.expiresAt.getTime() <= now) throw invalidRequest("expires_at: must be in the future (to stop a key now, revoke it)", "expires_at");
+    values.expiresAt = controls.expiresAt;
+  }
+  if (controls.allowedTiers !== undefined) {
+    if (controls.allowedTiers !== null) {
+      if (controls.allowedTiers.length === 0) throw invalidRequest("allowed_tiers: name at least one tier, or null for all of the plan's", "allowed_tiers");
+      for (const tier of controls.allowedTiers) assertTierInPlan(plan, tier, "allowed_tiers");
+    }
+    values.allowedTiers = controls.allowedTiers === null ? null : [...new Set(controls.allowedTiers)];
+  }
+  if (controls.requestsPerMinute !== undefined) values.requestsPerMinute = controls.requestsPerMinute;
+  if (controls.monthlySpendUsd !== undefined) values.monthlySpendUsd = controls.monthlySpendUsd;
+  return values;
+}
+
+async function insertKey(executor: Executor, accountId: string, controls: Partial<typeof apiKeys.$inferInsert> = {}): Promise<IssuedKey & { row: ApiKeyRow }> {
   const generated = generateApiKey();
   const [row] = await executor
     .insert(apiKeys)
-    .values({ id: generateId("key_"), accountId, keyHash: generated.hash, prefix: generated.prefix })
+    .values({ ...controls, id: generateId("key_"), accountId, keyHash: generated.hash, prefix: generated.prefix })
     .returning();
   if (!row) throw new Error("key insert returned no row");
   return { id: row.id, key: generated.key, prefix: generated.prefix, createdAt: row.createdAt, row };
@@ -115,8 +153,21 @@ async function insertKey(executor: Executor, accountId: string): Promise<IssuedK
 /** The issued key without its row (the row holds the hash). */
 const issued = ({ id, key, prefix, createdAt }: IssuedKey): IssuedKey => ({ id, key, prefix, createdAt });
 
-function toKeyInfo(row: { id: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null }): KeyInfo {
-  return { id: row.id, prefix: row.prefix, createdAt: row.createdAt, lastUsedAt: row.lastUsedAt, revokedAt: row.revokedAt };
+type KeyInfoRow = Pick<ApiKeyRow, "id" | "prefix" | "createdAt" | "lastUsedAt" | "revokedAt" | "name" | "expiresAt" | "allowedTiers" | "requestsPerMinute" | "monthlySpendUsd">;
+
+function toKeyInfo(row: KeyInfoRow): KeyInfo {
+  return {
+    id: row.id,
+    prefix: row.prefix,
+    createdAt: row.createdAt,
+    lastUsedAt: row.lastUsedAt,
+    revokedAt: row.revokedAt,
+    name: row.name,
+    expiresAt: row.expiresAt,
+    allowedTiers: row.allowedTiers,
+    requestsPerMinute: row.requestsPerMinute,
+    monthlySpendUsd: row.monthlySpendUsd,
+  };
 }
 
 export async function announce(database: Database, event: AuthEvent): Promise<void> {
@@ -132,6 +183,11 @@ export function createAccountStore(database: Database): AccountStore {
     createdAt: apiKeys.createdAt,
     lastUsedAt: apiKeys.lastUsedAt,
     revokedAt: apiKeys.revokedAt,
+    name: apiKeys.name,
+    expiresAt: apiKeys.expiresAt,
+    allowedTiers: apiKeys.allowedTiers,
+    requestsPerMinute: apiKeys.requestsPerMinute,
+    monthlySpendUsd: apiKeys.monthlySpendUsd,
   };
 
   async function accountExists(accountId: string): Promise<boolean> {
@@ -164,11 +220,11 @@ export function createAccountStore(database: Database): AccountStore {
       return row?.n ?? 0;
     },
 
-    async issueKey(accountId, by) {
+    async issueKey(accountId, controls = {}, by) {
       const key = await db.transaction(async (tx) => {
-        const [account] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("share");
+        const [account] = await tx.select({ id: accounts.id, plan: accounts.plan }).from(accounts).where(eq(accounts.id, accountId)).for("share");
         if (!account) return null;
-        const inserted = await insertKey(tx, accountId);
+        const inserted = await insertKey(tx, accountId, controlValues(account.plan, controls, Date.now()));
         if (by) await recordAudit(tx, by, { action: "key.issue", accountId, keyId: inserted.id, after: auditedKey(inserted.row) });
         return inserted;
       });
@@ -187,6 +243,28 @@ export function createAccountStore(database: Database): AccountStore {
       if (!row) throw new Error("key insert returned no row");
       await announce(database, { kind: "key-created", accountId });
       return toKeyInfo(row);
+    },
+
+    async updateKey(keyId, controls, by) {
+      const row = await db.transaction(async (tx) => {
+        const [current] = await tx.select().from(apiKeys).where(eq(apiKeys.id, keyId)).for("update");
+        if (!current) return null;
+        if (current.revokedAt) throw invalidRequest(`key ${keyId} is revoked; its controls cannot change`, "key_id");
+        const [account] = await tx.select({ plan: accounts.plan }).from(accounts).where(eq(accounts.id, current.accountId));
+        const values = controlValues(account!.plan, controls, Date.now());
+        if (Object.keys(values).length === 0) return current;
+        const [updated] = await tx.update(apiKeys).set(values).where(eq(apiKeys.id, keyId)).returning();
+        if (updated && by) await recordAudit(tx, by, { action: "key.update", accountId: current.accountId, keyId, before: auditedKey(current), after: auditedKey(updated) });
+        return updated ?? null;
+      });
+      if (!row) return null;
+      await announce(database, { kind: "key-changed", accountId: row.accountId, keyId });
+      return toKeyInfo(row);
+    },
+
+    async getKey(keyId) {
+      const [row] = await db.select({ ...keyColumns, accountId: apiKeys.accountId }).from(apiKeys).where(eq(apiKeys.id, keyId));
+      return row ? { ...toKeyInfo(row), accountId: row.accountId } : null;
     },
 
     async listKeys(accountId) {

@@ -3,11 +3,12 @@ export const AUTH_CHANNEL = "routelane_auth";
 
 /**
  * What changed. `account`: plan, default tier, limits or suspension — drop every cached key of it.
- * `key-revoked`: drop that key. `key-created`: the new key may sit in a cache of unknown keys.
+ * `key-revoked`, `key-changed` (its controls): drop that key. `key-created`: the new key may sit in a cache of unknown keys.
  */
 export type AuthEvent =
   | { readonly kind: "account"; readonly accountId: string }
   | { readonly kind: "key-revoked"; readonly accountId: string; readonly keyId: string }
+  | { readonly kind: "key-changed"; readonly accountId: string; readonly keyId: string }
   | { readonly kind: "key-created"; readonly accountId: string };
 
 export function encodeAuthEvent(event: AuthEvent): string {
@@ -30,6 +31,7 @@ export function decodeAuthEvent(payload: string): AuthEvent | null {
     case "key-created":
       return { kind, accountId };
     case "key-revoked":
+    case "key-changed":
       return typeof keyId === "string" ? { kind, accountId, keyId } : null;
     default:
       return null;

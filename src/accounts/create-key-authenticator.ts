@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { retryDroppedConnection } from "../db/retry-dropped-connection.ts";
 import { accounts, apiKeys } from "../db/schema/index.ts";
@@ -6,7 +6,8 @@ import { effectiveLimits } from "./account-view.ts";
 import { AUTH_CHANNEL, decodeAuthEvent } from "./auth-events.ts";
 import { hashApiKey } from "./generate-api-key.ts";
 import { describeDbError, withoutQueryText } from "./sanitize-db-error.ts";
-import type { KeyAuthenticator, Principal } from "./principal.ts";
+import type { KeyAuthenticator, KeyLimits, Principal } from "./principal.ts";
+import type { Tier } from "../canonical/tier.ts";
 
 export interface KeyAuthenticatorOptions {
   readonly database: Database;
@@ -26,6 +27,16 @@ export interface KeyAuthenticatorOptions {
 interface Entry {
   readonly principal: Principal;
   readonly expiresAt: number;
+}
+
+/** The key's controls as the principal holds them; null when it has none, so the hot path checks nothing more. */
+function keyLimitsOf(row: { allowedTiers: Tier[] | null; keyRequestsPerMinute: number | null; monthlySpendUsd: number | null }): KeyLimits | null {
+  if (row.allowedTiers === null && row.keyRequestsPerMinute === null && row.monthlySpendUsd === null) return null;
+  return Object.freeze({
+    allowedTiers: row.allowedTiers === null ? null : Object.freeze([...row.allowedTiers]),
+    requestsPerMinute: row.keyRequestsPerMinute,
+    monthlySpendUsd: row.monthlySpendUsd,
+  });
 }
 
 /** Longer than any key we issue or ever imported; anything bigger is refused without hashing. */
@@ -73,7 +84,8 @@ export async function createKeyAuthenticator(options: KeyAuthenticatorOptions): 
     unknown.clear();
   }
 
-  function remember(hash: string, principal: Principal): void {
+  /** `keyExpiresAt`: when the key itself stops working; its entry goes then at the latest. */
+  function remember(hash: string, principal: Principal, keyExpiresAt: number | null): void {
     if (ttlMs <= 0) return;
     forget(hash);
     while (known.size >= maxEntries) {
@@ -81,7 +93,8 @@ export async function createKeyAuthenticator(options: KeyAuthenticatorOptions): 
       if (oldest === undefined) break;
       forget(oldest);
     }
-    known.set(hash, { principal, expiresAt: now() + ttlMs });
+    const until = now() + ttlMs;
+    known.set(hash, { principal, expiresAt: keyExpiresAt === null ? until : Math.min(until, keyExpiresAt) });
     hashByKeyId.set(principal.keyId, hash);
     let set = hashesByAccount.get(principal.accountId);
     if (!set) hashesByAccount.set(principal.accountId, (set = new Set()));
@@ -107,7 +120,8 @@ export async function createKeyAuthenticator(options: KeyAuthenticatorOptions): 
       case "account":
         for (const hash of [...(hashesByAccount.get(event.accountId) ?? [])]) forget(hash);
         return;
-      case "key-revoked": {
+      case "key-revoked":
+      case "key-changed": {
         const hash = hashByKeyId.get(event.keyId);
         if (hash) forget(hash);
         return;
@@ -136,10 +150,15 @@ export async function createKeyAuthenticator(options: KeyAuthenticatorOptions): 
         requestsPerMinute: accounts.requestsPerMinute,
         concurrentRequests: accounts.concurrentRequests,
         tokensPerMonth: accounts.tokensPerMonth,
+        keyExpiresAt: apiKeys.expiresAt,
+        allowedTiers: apiKeys.allowedTiers,
+        keyRequestsPerMinute: apiKeys.requestsPerMinute,
+        monthlySpendUsd: apiKeys.monthlySpendUsd,
       })
       .from(apiKeys)
       .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-      .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)))
+      // An expired key is refused like a revoked one.
+      .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql`now()`))))
       .limit(1);
     const [row] = await retryDroppedConnection(() => withoutQueryText(query()));
     const principal: Principal | null = row
@@ -150,10 +169,11 @@ export async function createKeyAuthenticator(options: KeyAuthenticatorOptions): 
           defaultTier: row.defaultTier,
           suspended: row.suspended,
           limits: Object.freeze(effectiveLimits(row)),
+          keyLimits: keyLimitsOf(row),
         })
       : null;
     if (listening && !closed && generation === startedAt) {
-      if (principal) remember(hash, principal);
+      if (principal) remember(hash, principal, row?.keyExpiresAt ? row.keyExpiresAt.getTime() : null);
       else rememberUnknown(hash);
     }
     return principal;

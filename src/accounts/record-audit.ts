@@ -48,6 +48,11 @@ export function auditedKey(row: Omit<ApiKeyRow, "keyHash" | "lastUsedAt"> & Part
     prefix: row.prefix,
     created_at: row.createdAt.toISOString(),
     revoked_at: row.revokedAt ? row.revokedAt.toISOString() : null,
+    name: row.name,
+    expires_at: row.expiresAt ? row.expiresAt.toISOString() : null,
+    allowed_tiers: row.allowedTiers,
+    requests_per_minute: row.requestsPerMinute,
+    monthly_spend_usd: row.monthlySpendUsd,
   };
 }
 

@@ -12,7 +12,8 @@ Commands:
   accounts update ID [--plan P] [--default-tier T]
                      [--rpm N|none] [--concurrency N|none] [--monthly-tokens N|none]
                                                             (limits: Enterprise only; none = no cap)
-  keys create ACCOUNT_ID                                    issue a key (printed once)
+  keys create ACCOUNT_ID [key controls]                     issue a key (printed once)
+  keys update KEY_ID [key controls]                         change a key's controls
   keys list ACCOUNT_ID                                      list keys (display prefixes only)
   keys revoke KEY_ID
   usage ACCOUNT_ID [--month YYYY-MM]                        usage by tier and model (default: this month, UTC)
@@ -23,6 +24,9 @@ Commands:
                                                             tier, model, key; default: this month by day)
   audit [--account ID] [--action A] [--limit N] [--cursor C] admin writes, newest first
   help
+
+Key controls: --name N|none  --expires TIME|none (ISO 8601)  --tiers T,T|all
+              --key-rpm N|none  --monthly-spend USD|none
 
 Options:
   --json        print the API's JSON answer instead of text
@@ -128,9 +132,39 @@ function formatAccount(a: Json): string[] {
   ];
 }
 
+/** The key-control flags given, as the API's body. */
+function keyControlsOf(values: Record<string, unknown>): Json {
+  const body: Json = {};
+  const text = (flag: string) => values[flag] as string | undefined;
+  const name = text("name");
+  if (name !== undefined) body.name = name === "none" ? null : name;
+  const expires = text("expires");
+  if (expires !== undefined) body.expires_at = expires === "none" ? null : expires;
+  const tiers = text("tiers");
+  if (tiers !== undefined) body.allowed_tiers = tiers === "all" ? null : tiers.split(",").map((t) => t.trim());
+  const rpm = parseLimit("key-rpm", text("key-rpm"));
+  if (rpm !== undefined) body.requests_per_minute = rpm;
+  const spend = text("monthly-spend");
+  if (spend !== undefined) {
+    if (spend !== "none" && !(/^\d+(\.\d+)?$/.test(spend) && Number(spend) > 0)) throw new CliError(`--monthly-spend: expected a positive number of USD or "none", got "${spend}"`, 2);
+    body.monthly_spend_usd = spend === "none" ? null : Number(spend);
+  }
+  return body;
+}
+
 function formatKeys(keys: Json[]): string[] {
   if (keys.length === 0) return ["no keys"];
-  const rows = [["ID", "PREFIX", "CREATED", "LAST USED", "REVOKED"], ...keys.map((k) => [k.id, `${k.prefix}…`, k.created_at, k.last_used_at, k.revoked_at].map(orDash))];
+  const controls = (k: Json) =>
+    [
+      k.allowed_tiers ? `tiers ${(k.allowed_tiers as string[]).join(",")}` : "",
+      k.requests_per_minute === null || k.requests_per_minute === undefined ? "" : `${k.requests_per_minute}/min`,
+      k.monthly_spend_usd === null || k.monthly_spend_usd === undefined ? "" : `$${k.monthly_spend_usd}/month`,
+      k.expires_at ? `until ${k.expires_at}` : "",
+    ].filter(Boolean).join(" ");
+  const rows = [
+    ["ID", "NAME", "PREFIX", "CREATED", "LAST USED", "REVOKED", "CONTROLS"],
+    ...keys.map((k) => [k.id, k.name, `${k.prefix}…`, k.created_at, k.last_used_at, k.revoked_at, controls(k)].map(orDash)),
+  ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd());
 }
@@ -234,6 +268,11 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
           key: { type: "string" },
           action: { type: "string" },
           csv: { type: "boolean", default: false },
+          name: { type: "string" },
+          expires: { type: "string" },
+          tiers: { type: "string" },
+          "key-rpm": { type: "string" },
+          "monthly-spend": { type: "string" },
           help: { type: "boolean", short: "h", default: false },
         },
       });
@@ -324,8 +363,14 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
         return show(a, () => ["updated", ...formatAccount(a)]);
       }
       case "keys create": {
-        const k = await api.call("POST", `admin/accounts/${id("account ID")}/keys`);
+        const k = await api.call("POST", `admin/accounts/${id("account ID")}/keys`, keyControlsOf(values));
         return show(k, () => [`key ${k.id}: ${k.key}`, "store the key now: it is shown only once"]);
+      }
+      case "keys update": {
+        const body = keyControlsOf(values);
+        if (Object.keys(body).length === 0) throw new CliError("nothing to update: give --name, --expires, --tiers, --key-rpm or --monthly-spend", 2);
+        const k = await api.call("PATCH", `admin/keys/${id("key ID")}`, body);
+        return show(k, () => ["updated", ...formatKeys([k])]);
       }
       case "keys list": {
         const list = await api.call("GET", `admin/accounts/${id("account ID")}/keys`);

@@ -2,12 +2,12 @@ import type { Plan } from "../accounts/plans.ts";
 import { GatewayError } from "../canonical/gateway-error.ts";
 import { formatReset } from "./format-reset.ts";
 
-export type LimitKind = "rpm" | "concurrency" | "monthly";
+export type LimitKind = "rpm" | "concurrency" | "monthly" | "key_rpm" | "key_spend";
 
 export interface RefusalDetails {
   readonly kind: LimitKind;
   readonly plan: Plan;
-  /** The limit that was hit (requests per minute, concurrent requests, or tokens per month). */
+  /** The limit that was hit (requests per minute, concurrent requests, tokens per month, or USD per month). */
   readonly limit: number;
   /** When trying again can succeed, ms from now. */
   readonly retryAfterMs: number;
@@ -15,7 +15,9 @@ export interface RefusalDetails {
   readonly rpm: { readonly limit: number; readonly remaining: number; readonly resetMs: number } | null;
 }
 
-function messageOf(kind: LimitKind, limit: number, plan: Plan): string {
+const usd = (amount: number): string => `$${amount >= 0.01 ? amount.toFixed(2) : String(amount)}`;
+
+function messageOf(kind: LimitKind, limit: number, plan: Plan, resetsAt: Date): string {
   switch (kind) {
     case "rpm":
       return `rate limit of ${limit} requests per minute for plan ${plan} exceeded`;
@@ -23,6 +25,10 @@ function messageOf(kind: LimitKind, limit: number, plan: Plan): string {
       return `concurrency limit of ${limit} concurrent requests for plan ${plan} exceeded`;
     case "monthly":
       return `token limit of ${limit} tokens per month for plan ${plan} exceeded`;
+    case "key_rpm":
+      return `rate limit of ${limit} requests per minute for this key exceeded`;
+    case "key_spend":
+      return `monthly spend cap of ${usd(limit)} for this key reached; it resets at ${resetsAt.toISOString()}`;
     default: {
       const unknownKind: never = kind;
       throw new Error(`unknown limit ${String(unknownKind)}`);
@@ -51,8 +57,9 @@ export function buildLimitRefusal(details: RefusalDetails): GatewayError {
     "retry-after-ms": String(retryMs),
     ...(details.rpm ? rateLimitHeaders(details.rpm.limit, details.rpm.remaining, details.rpm.resetMs) : {}),
   };
-  if (details.kind === "monthly") headers["x-should-retry"] = "false";
-  return new GatewayError(429, "rate_limit_error", messageOf(details.kind, details.limit, details.plan), {
+  // Monthly caps cannot clear within an SDK's retry budget.
+  if (details.kind === "monthly" || details.kind === "key_spend") headers["x-should-retry"] = "false";
+  return new GatewayError(429, "rate_limit_error", messageOf(details.kind, details.limit, details.plan, new Date(Date.now() + retryMs)), {
     retryable: false,
     headers,
   });

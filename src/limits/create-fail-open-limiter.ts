@@ -47,6 +47,10 @@ export function createFailOpenLimiter(options: FailOpenLimiterOptions): FailOpen
       fallback.addTokens(accountId, tokens);
       if (primaryUp()) primary.addTokens(accountId, tokens);
     },
+    addSpend(accountId, keyId, usd) {
+      fallback.addSpend(accountId, keyId, usd);
+      primary.addSpend(accountId, keyId, usd);
+    },
     async close() {
       await Promise.all([primary.close(), fallback.close()]);
     },

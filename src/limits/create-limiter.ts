@@ -3,7 +3,7 @@ import type { RedisLink } from "../redis/create-redis-link.ts";
 import { createFailOpenLimiter } from "./create-fail-open-limiter.ts";
 import { createMemoryLimiter } from "./create-memory-limiter.ts";
 import { createRedisLimiter } from "./create-redis-limiter.ts";
-import type { Limiter, MonthlyTokensLoader } from "./limiter.ts";
+import type { Limiter, MonthlySpendLoader, MonthlyTokensLoader } from "./limiter.ts";
 
 export interface GatewayLimiter extends Limiter {
   /** "redis" when REDIS_URL is set, else "memory". */
@@ -18,6 +18,8 @@ export interface CreateLimiterOptions {
   readonly redis?: RedisLink | undefined;
   /** The month's recorded usage (usage/load-monthly-tokens.ts). */
   readonly loadMonthlyTokens?: MonthlyTokensLoader | undefined;
+  /** A key's recorded spend this month (usage/load-monthly-spend.ts). */
+  readonly loadMonthlySpend?: MonthlySpendLoader | undefined;
   readonly log?: (line: string) => void;
 }
 
@@ -28,9 +30,9 @@ export interface CreateLimiterOptions {
 export function createLimiter(options: CreateLimiterOptions): GatewayLimiter {
   const { config, redis: link } = options;
   const log = options.log ?? ((line: string) => console.warn(line));
-  const memory = createMemoryLimiter({ loadMonthlyTokens: options.loadMonthlyTokens, log });
+  const memory = createMemoryLimiter({ loadMonthlyTokens: options.loadMonthlyTokens, loadMonthlySpend: options.loadMonthlySpend, log });
   if (!link) return Object.assign(memory, { backend: "memory" as const, degraded: false });
-  const redis = createRedisLimiter({ send: link.send, keyPrefix: config.redis.keyPrefix, leaseTtlMs: config.redis.leaseTtlMs, loadMonthlyTokens: options.loadMonthlyTokens, log });
+  const redis = createRedisLimiter({ send: link.send, keyPrefix: config.redis.keyPrefix, leaseTtlMs: config.redis.leaseTtlMs, loadMonthlyTokens: options.loadMonthlyTokens, loadMonthlySpend: options.loadMonthlySpend, log });
   const failOpen = createFailOpenLimiter({ primary: redis, fallback: memory, primaryUp: () => link.up });
   return {
     backend: "redis",
@@ -39,6 +41,7 @@ export function createLimiter(options: CreateLimiterOptions): GatewayLimiter {
     },
     acquire: (subject) => failOpen.acquire(subject),
     addTokens: (accountId, tokens) => failOpen.addTokens(accountId, tokens),
+    addSpend: (accountId, keyId, usd) => failOpen.addSpend(accountId, keyId, usd),
     close: () => failOpen.close(),
   };
 }

@@ -1,5 +1,5 @@
 import { buildLimitRefusal, rateLimitHeaders } from "./build-limit-refusal.ts";
-import { RPM_WINDOW_MS, type Lease, type LimitDecision, type Limiter, type LimitSubject, type MonthlyTokensLoader } from "./limiter.ts";
+import { RPM_WINDOW_MS, type Lease, type LimitDecision, type Limiter, type LimitSubject, type MonthlySpendLoader, type MonthlyTokensLoader } from "./limiter.ts";
 import { monthWindow } from "./month-window.ts";
 import { ACQUIRE_SCRIPT, ADD_TOKENS_SCRIPT, INIT_MONTH_SCRIPT, REFRESH_SCRIPT, RELEASE_SCRIPT } from "./redis-scripts.ts";
 import { RedisUnavailableError } from "../redis/create-redis-link.ts";
@@ -11,6 +11,7 @@ export interface RedisLimiterOptions {
   /** Prefix of every key, e.g. `routelane:`. */
   readonly keyPrefix: string;
   readonly loadMonthlyTokens?: MonthlyTokensLoader | undefined;
+  readonly loadMonthlySpend?: MonthlySpendLoader | undefined;
   /**
    * A slot lives this long unless its holder refreshes it (every third of it while held), so the
    * slots of a process that died lapse within this bound.
@@ -51,6 +52,14 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
     const key = monthWindow(at).key;
     return [`${base(accountId)}:tokens:${key}`, `${base(accountId)}:tokens-loaded:${key}`] as const;
   };
+  /** A key's spend counter and its marker, in its account's slot. */
+  const spendKeys = (accountId: string, keyId: string, at: number) => {
+    const month = monthWindow(at).key;
+    return [`${base(accountId)}:key:${keyId}:spend:${month}`, `${base(accountId)}:key:${keyId}:spend-loaded:${month}`] as const;
+  };
+  /** Keys with a spend cap seen by this process: only theirs are counted (one command a request otherwise). */
+  const cappedKeys = new Set<string>();
+  const MICRO = 1e6;
 
   const refresher = setInterval(() => {
     for (const [id, key] of held) {
@@ -81,20 +90,40 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
     };
   }
 
-  async function attempt(subject: LimitSubject, seeded: boolean): Promise<LimitDecision> {
+  async function seedSpend(subject: LimitSubject, keyId: string, at: number): Promise<void> {
+    const [counter, marker] = spendKeys(subject.accountId, keyId, at);
+    const usd = options.loadMonthlySpend ? await options.loadMonthlySpend(subject.accountId, keyId, new Date(monthWindow(at).start)) : 0;
+    await initScript([counter, marker], [Math.max(0, Math.round(usd * MICRO)), MONTH_KEY_TTL_MS]);
+  }
+
+  async function attempt(subject: LimitSubject, seeded: boolean, spendSeeded = false): Promise<LimitDecision> {
     const { limits, plan, accountId } = subject;
+    const keyId = subject.keyId ?? "-";
+    const keyRpm = subject.keyLimits?.requestsPerMinute ?? null;
+    const spendCap = subject.keyLimits?.monthlySpendUsd ?? null;
+    if (spendCap !== null && subject.keyId !== undefined) cappedKeys.add(`${accountId}\n${subject.keyId}`);
     const at = now();
     const id = `${instance}:${(sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER)}`;
     const rpmKey = `${base(accountId)}:rpm`;
     const concKey = `${base(accountId)}:conc`;
     const [counter, marker] = monthKeys(accountId, at);
+    const [spendCounter, spendMarker] = spendKeys(accountId, keyId, at);
     const reply = asNumbers(
       await acquireScript(
-        [rpmKey, concKey, counter, marker],
-        [limits.requestsPerMinute ?? -1, limits.concurrentRequests ?? -1, limits.tokensPerMonth ?? -1, id, leaseTtlMs, RPM_WINDOW_MS],
+        [rpmKey, concKey, counter, marker, `${base(accountId)}:key:${keyId}:rpm`, spendCounter, spendMarker],
+        [
+          limits.requestsPerMinute ?? -1,
+          limits.concurrentRequests ?? -1,
+          limits.tokensPerMonth ?? -1,
+          id,
+          leaseTtlMs,
+          RPM_WINDOW_MS,
+          keyRpm ?? -1,
+          spendCap === null ? -1 : Math.round(spendCap * MICRO),
+        ],
       ),
     );
-    const [code = 0, a = 0, b = 0] = reply;
+    const [code = 0, a = 0, b = 0, c = 0, d = 0] = reply;
     const rpm = limits.requestsPerMinute;
     switch (code) {
       case -1:
@@ -107,9 +136,23 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
           log(JSON.stringify({ level: "warn", msg: "monthly usage could not be loaded; monthly cap not enforced meanwhile", accountId, error: err instanceof Error ? err.message : String(err) }));
           return attempt({ ...subject, limits: { ...limits, tokensPerMonth: null } }, true);
         }
-        return attempt(subject, true);
-      case 0:
-        return { ok: true, lease: leaseOf(id, limits.concurrentRequests === null ? null : concKey, rpm === null ? {} : rateLimitHeaders(rpm, rpm - a, b > 0 ? RPM_WINDOW_MS - b : RPM_WINDOW_MS)) };
+        return attempt(subject, true, spendSeeded);
+      case -2:
+        if (spendSeeded) throw new Error("key spend counter still unseeded after seeding");
+        try {
+          await seedSpend(subject, keyId, at);
+        } catch (err) {
+          if (err instanceof RedisUnavailableError) throw err;
+          log(JSON.stringify({ level: "warn", msg: "monthly key spend could not be loaded; spend cap not enforced meanwhile", keyId, error: err instanceof Error ? err.message : String(err) }));
+          return attempt({ ...subject, keyLimits: { ...subject.keyLimits!, monthlySpendUsd: null } }, seeded, true);
+        }
+        return attempt(subject, seeded, true);
+      case 0: {
+        let headers = rpm === null ? {} : rateLimitHeaders(rpm, rpm - a, b > 0 ? RPM_WINDOW_MS - b : RPM_WINDOW_MS);
+        // The headers tell of whichever window has less left.
+        if (keyRpm !== null && (rpm === null || keyRpm - c < rpm - a)) headers = rateLimitHeaders(keyRpm, keyRpm - c, d > 0 ? RPM_WINDOW_MS - d : RPM_WINDOW_MS);
+        return { ok: true, lease: leaseOf(id, limits.concurrentRequests === null ? null : concKey, headers) };
+      }
       case 1:
         return { ok: false, error: buildLimitRefusal({ kind: "rpm", plan, limit: rpm ?? 0, retryAfterMs: a, rpm: rpm === null ? null : { limit: rpm, remaining: 0, resetMs: a } }) };
       case 2: {
@@ -118,6 +161,10 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
       }
       case 3:
         return { ok: false, error: buildLimitRefusal({ kind: "monthly", plan, limit: limits.tokensPerMonth ?? 0, retryAfterMs: monthWindow(at).end - at, rpm: null }) };
+      case 4:
+        return { ok: false, error: buildLimitRefusal({ kind: "key_rpm", plan, limit: keyRpm ?? 0, retryAfterMs: a, rpm: keyRpm === null ? null : { limit: keyRpm, remaining: 0, resetMs: a } }) };
+      case 5:
+        return { ok: false, error: buildLimitRefusal({ kind: "key_spend", plan, limit: spendCap ?? 0, retryAfterMs: monthWindow(at).end - at, rpm: null }) };
       default:
         throw new Error(`unexpected limiter reply ${String(code)}`);
     }
@@ -129,6 +176,11 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
       if (tokens <= 0) return;
       const [counter, marker] = monthKeys(accountId, now());
       addScript([counter, marker], [Math.floor(tokens)]).catch(() => {});
+    },
+    addSpend(accountId, keyId, usd) {
+      if (!(usd > 0) || !cappedKeys.has(`${accountId}\n${keyId}`)) return;
+      const [counter, marker] = spendKeys(accountId, keyId, now());
+      addScript([counter, marker], [Math.round(usd * MICRO)]).catch(() => {});
     },
     heldLeases: () => held.size,
     async close() {

@@ -1,11 +1,15 @@
 import type { Plan, PlanLimits } from "../accounts/plans.ts";
+import type { KeyLimits } from "../accounts/principal.ts";
 import type { GatewayError } from "../canonical/gateway-error.ts";
 
-/** Who a request is limited as: the account and its effective limits (a Principal fits). */
+/** Who a request is limited as: the account and its effective limits, and the key's own (a Principal fits). */
 export interface LimitSubject {
   readonly accountId: string;
   readonly plan: Plan;
   readonly limits: PlanLimits;
+  readonly keyId?: string;
+  /** The key's requests per minute and monthly spend cap; absent or null = none. */
+  readonly keyLimits?: KeyLimits | null;
 }
 
 /** A held concurrency slot (and a counted request). */
@@ -27,11 +31,16 @@ export interface Limiter {
   acquire(subject: LimitSubject): LimitDecision | Promise<LimitDecision>;
   /** Adds billed tokens to the account's monthly counter (call when a request has finished). */
   addTokens(accountId: string, tokens: number): void;
+  /** Adds a finished request's cost to its key's monthly spend (counted only for keys with a cap). */
+  addSpend(accountId: string, keyId: string, usd: number): void;
   close(): Promise<void>;
 }
 
 /** Tokens the account has used in the month that starts at `monthStart` (recorded usage). */
 export type MonthlyTokensLoader = (accountId: string, monthStart: Date) => Promise<number>;
+
+/** USD a key has spent in the month that starts at `monthStart` (recorded usage). */
+export type MonthlySpendLoader = (accountId: string, keyId: string, monthStart: Date) => Promise<number>;
 
 /** The sliding window of the requests-per-minute limit. */
 export const RPM_WINDOW_MS = 60_000;

@@ -2,11 +2,14 @@
  * Lua run atomically inside Redis, so two gateway instances never both take the last slot.
  * Time is Redis's own (`TIME`), so instances with skewed clocks still share one window.
  *
- * ACQUIRE  KEYS: rpm zset, concurrency zset, month counter, month-loaded marker
- *          ARGV: rpm limit, concurrency limit, token cap (-1 = none), lease id, lease ttl ms, window ms
- *          → {code, a, b}: code 0 ok (a = requests in window incl. this one, b = oldest in window, ms ago);
- *            1 rpm (a = ms until a slot frees, b = in window); 2 concurrency (a = in window, b = oldest ms ago);
- *            3 month (a = used); -1 month not loaded yet.
+ * ACQUIRE  KEYS: rpm zset, concurrency zset, month counter, month-loaded marker,
+ *                key rpm zset, key spend counter (micro-USD), key-spend-loaded marker
+ *          ARGV: rpm limit, concurrency limit, token cap (-1 = none), lease id, lease ttl ms, window ms,
+ *                key rpm limit (-1 = none), key spend cap in micro-USD (-1 = none)
+ *          → {code, a, b, c, d}: code 0 ok (a = requests in window incl. this one, b = oldest in window, ms ago,
+ *            c, d the same for the key's window); 1 rpm (a = ms until a slot frees, b = in window);
+ *            2 concurrency (a = in window, b = oldest ms ago); 3 month (a = used); 4 key rpm (a = ms until a
+ *            slot frees); 5 key spend (a = spent); -1 month not loaded yet; -2 key spend not loaded yet.
  */
 export const ACQUIRE_SCRIPT = `
 local t = redis.call('TIME')
@@ -21,6 +24,13 @@ if cap >= 0 then
   local used = tonumber(redis.call('GET', KEYS[3]) or '0')
   if used >= cap then return {3, used, 0} end
 end
+local keyRpm = tonumber(ARGV[7] or '-1')
+local keyCap = tonumber(ARGV[8] or '-1')
+if keyCap >= 0 then
+  if redis.call('EXISTS', KEYS[7]) == 0 then return {-2, 0, 0} end
+  local spent = tonumber(redis.call('GET', KEYS[6]) or '0')
+  if spent >= keyCap then return {5, spent, 0} end
+end
 local count = 0
 local oldestAgo = 0
 if rpm >= 0 then
@@ -31,6 +41,17 @@ if rpm >= 0 then
     oldestAgo = now - tonumber(oldest[2])
   end
   if count >= rpm then return {1, window - oldestAgo, count} end
+end
+local keyCount = 0
+local keyOldestAgo = 0
+if keyRpm >= 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - window)
+  keyCount = redis.call('ZCARD', KEYS[5])
+  if keyCount > 0 then
+    local oldest = redis.call('ZRANGE', KEYS[5], 0, 0, 'WITHSCORES')
+    keyOldestAgo = now - tonumber(oldest[2])
+  end
+  if keyCount >= keyRpm then return {4, window - keyOldestAgo, keyCount} end
 end
 if conc >= 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
@@ -43,7 +64,12 @@ if rpm >= 0 then
   redis.call('PEXPIRE', KEYS[1], window)
   count = count + 1
 end
-return {0, count, oldestAgo}
+if keyRpm >= 0 then
+  redis.call('ZADD', KEYS[5], now, ARGV[4])
+  redis.call('PEXPIRE', KEYS[5], window)
+  keyCount = keyCount + 1
+end
+return {0, count, oldestAgo, keyCount, keyOldestAgo}
 `;
 
 /** KEYS: concurrency zset. ARGV: lease id. */

@@ -33,6 +33,23 @@ const KEY = {
     created_at: { type: "string", format: "date-time" },
     last_used_at: { type: ["string", "null"], format: "date-time" },
     revoked_at: { type: ["string", "null"], format: "date-time" },
+    name: { type: ["string", "null"] },
+    expires_at: { type: ["string", "null"], format: "date-time", description: "After it, the key is refused (401) like a revoked one." },
+    allowed_tiers: { type: ["array", "null"], items: { type: "string" }, description: "The tiers the key may call (null: the plan's)." },
+    requests_per_minute: { type: ["integer", "null"], description: "The key's own rate, on top of the account's." },
+    monthly_spend_usd: { type: ["number", "null"], description: "The most the key may spend in a UTC month, at the models' prices." },
+  },
+};
+const KEY_CONTROLS = {
+  type: "object",
+  additionalProperties: false,
+  description: "Each field optional; null clears it.",
+  properties: {
+    name: { type: ["string", "null"], maxLength: 100 },
+    expires_at: { type: ["string", "null"], format: "date-time" },
+    allowed_tiers: { type: ["array", "null"], items: { enum: ["fast", "normal", "smart", "smart-plus"] }, minItems: 1 },
+    requests_per_minute: { type: ["integer", "null"], minimum: 1 },
+    monthly_spend_usd: { type: ["number", "null"], exclusiveMinimum: 0 },
   },
 };
 const TOTALS = { type: "object", properties: Object.fromEntries(USAGE_TOTAL_FIELDS.map((field) => [field, { type: "number" }])) };
@@ -152,11 +169,26 @@ export function adminOpenApi(): { paths: Record<string, unknown>; schemas: Recor
       "/admin/accounts/{id}/unsuspend": { post: op("Lift a suspension", okJson(ref("AdminAccount")), { parameters: [accountId], responses: notFound }) },
       "/admin/accounts/{id}/keys": {
         get: op("The account's keys", okJson({ type: "object", properties: { data: { type: "array", items: ref("AdminKey") } } }), { parameters: [accountId], responses: notFound }),
-        post: op("Issue a key (shown once)", okJson({ type: "object" }, "201", "The key, this once."), { parameters: [accountId], responses: { ...badRequest, ...notFound } }),
+        post: op("Issue a key (shown once), with its controls", okJson({ type: "object" }, "201", "The key, this once."), {
+          parameters: [accountId],
+          requestBody: { required: false, content: json(KEY_CONTROLS) },
+          responses: { ...badRequest, ...notFound },
+        }),
       },
       "/admin/accounts/{id}/usage": {
         get: op("An account's usage in one UTC month: totals, by tier, model and key", okJson(ref("MonthlyUsage")), {
           parameters: [accountId, query("month", "YYYY-MM (default: this month).")],
+          responses: { ...badRequest, ...notFound },
+        }),
+      },
+      "/admin/keys/{key_id}": {
+        get: op("One key with its controls and this month's requests and cost", okJson(ref("AdminKey")), {
+          parameters: [path("key_id", "The key id (`key_…`).")],
+          responses: notFound,
+        }),
+        patch: op("Change a key's controls (applies to its next request)", okJson(ref("AdminKey")), {
+          parameters: [path("key_id", "The key id (`key_…`).")],
+          requestBody: body(KEY_CONTROLS),
           responses: { ...badRequest, ...notFound },
         }),
       },

@@ -5,7 +5,8 @@ import type { GatewayDeps } from "./gateway-deps.ts";
 export const NO_LEASE: Lease = { headers: {}, release: () => {} };
 
 /** The limit a refusal names (its message says which: see limits/build-limit-refusal.ts). */
-const limitKind = (message: string): string => (message.startsWith("rate") ? "rpm" : message.startsWith("concurrency") ? "concurrency" : "monthly_tokens");
+const limitKind = (message: string): string =>
+  message.startsWith("rate") ? "rpm" : message.startsWith("concurrency") ? "concurrency" : message.startsWith("monthly spend") ? "budget" : "monthly_tokens";
 
 /** Holds a plan-limit slot for the request, or throws the 429 that names the limit. */
 export async function acquireLease(deps: GatewayDeps, principal: Parameters<NonNullable<GatewayDeps["limiter"]>["acquire"]>[0]): Promise<Lease> {

@@ -1,10 +1,19 @@
 import { PLAN_TIERS } from "../accounts/plans.ts";
+import type { Principal } from "../accounts/principal.ts";
+import type { Tier } from "../canonical/tier.ts";
 import { GatewayError } from "../canonical/gateway-error.ts";
 import { authenticateRequest } from "./authenticate-request.ts";
 import { buildModelEntry, type ModelEntry } from "./build-model-entry.ts";
 import type { GatewayDeps } from "./gateway-deps.ts";
 import { newRequestId } from "./new-request-id.ts";
 import { formatOfHeaders, renderError } from "./render-error.ts";
+
+/** The plan's tiers that the key may call. */
+function callableTiers(principal: Principal): readonly Tier[] {
+  const allowed = principal.keyLimits?.allowedTiers;
+  const tiers = PLAN_TIERS[principal.plan];
+  return allowed ? tiers.filter((tier) => allowed.includes(tier)) : tiers;
+}
 
 const json = (body: unknown, requestId: string): Response =>
   new Response(JSON.stringify(body), {
@@ -34,7 +43,7 @@ export async function handleListModels(request: Request, deps: GatewayDeps): Pro
   const requestId = newRequestId();
   try {
     const principal = await authenticateRequest(request.headers, deps.authenticator);
-    const entries = PLAN_TIERS[principal.plan].map((tier) => buildModelEntry(tier, deps.config));
+    const entries = callableTiers(principal).map((tier) => buildModelEntry(tier, deps.config));
     const { data, has_more } = page(entries, new URL(request.url).searchParams);
     return json({ object: "list", data, has_more, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null }, requestId);
   } catch (error) {
@@ -47,7 +56,7 @@ export async function handleGetModel(request: Request, id: string, deps: Gateway
   const requestId = newRequestId();
   try {
     const principal = await authenticateRequest(request.headers, deps.authenticator);
-    const tier = PLAN_TIERS[principal.plan].find((t) => t === id);
+    const tier = callableTiers(principal).find((t) => t === id);
     if (!tier) throw new GatewayError(404, "not_found_error", `model \`${id}\` not found`, { code: "model_not_found" });
     return json(buildModelEntry(tier, deps.config), requestId);
   } catch (error) {

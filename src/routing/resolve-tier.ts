@@ -7,7 +7,8 @@ const DEFAULT_ALIASES = new Set(["", "auto", "default"]);
 
 /**
  * The tier a request runs on: the tier named in `model`, or the account's default tier for an
- * empty, `auto` or `default` model. A tier outside the plan is refused with the spec's 403.
+ * empty, `auto` or `default` model. A tier outside the plan is refused with the spec's 403, and
+ * one outside the key's allowed tiers with a 403 in the same words.
  */
 export function resolveTier(model: string | undefined, principal: Principal): Tier {
   const name = (model ?? "").trim();
@@ -25,6 +26,11 @@ export function resolveTier(model: string | undefined, principal: Principal): Ti
       "permission_error",
       `the \`${tier}\` tier is not included in plan \`${principal.plan}\`; available: \`${available.join(", ")}\``,
     );
+  }
+  const allowed = principal.keyLimits?.allowedTiers;
+  if (allowed && !allowed.includes(tier)) {
+    const both = available.filter((t) => allowed.includes(t));
+    throw new GatewayError(403, "permission_error", `the \`${tier}\` tier is not allowed for this key; allowed: \`${both.join(", ")}\``);
   }
   return tier;
 }

@@ -10,7 +10,7 @@ export interface UsageObserverDeps {
   /** Config models by name: the record's `model` picks the prices. */
   readonly models: Readonly<Record<string, ModelConfig>>;
   /** Receives the billed tokens for the monthly cap; absent → not counted. */
-  readonly limiter?: Pick<Limiter, "addTokens"> | undefined;
+  readonly limiter?: (Pick<Limiter, "addTokens"> & Partial<Pick<Limiter, "addSpend">>) | undefined;
 }
 
 /**
@@ -29,6 +29,8 @@ export function createUsageObserver(deps: UsageObserverDeps): RequestObserver {
       if (record.usage && record.accountId && !record.cacheHit && record.endpoint !== "count_tokens") {
         deps.limiter?.addTokens(record.accountId, record.usage.inputTokens + record.usage.outputTokens);
       }
+      // The key's spend cap counts what the row costs (nothing for a cache hit).
+      if (record.accountId && record.keyId && row.costUsd) deps.limiter?.addSpend?.(record.accountId, record.keyId, row.costUsd);
     } catch (err) {
       console.error(JSON.stringify({ level: "error", msg: "usage observer failed", error: err instanceof Error ? err.message : String(err) }));
     }

@@ -64,6 +64,8 @@ describe("key authenticator", () => {
       defaultTier: "normal",
       suspended: false,
       limits: { requestsPerMinute: 60, concurrentRequests: 4, tokensPerMonth: 20_000_000 },
+      // A key without controls of its own: nothing more to check per request.
+      keyLimits: null,
     });
     const afterCold = spy.queries();
     expect(afterCold).toBe(1);

@@ -113,7 +113,10 @@ describe("admin API: accounts and keys", () => {
     expect(listed.status).toBe(200);
     expect(listed.json.data.length).toBe(2);
     for (const key of listed.json.data) {
-      expect(Object.keys(key).sort()).toEqual(["created_at", "id", "last_used_at", "prefix", "revoked_at"]);
+      // Never the key or its hash: its id, prefix, times, controls and this month's use.
+      expect(Object.keys(key).sort()).toEqual([
+        "allowed_tiers", "created_at", "expires_at", "id", "last_used_at", "month", "monthly_spend_usd", "name", "prefix", "requests_per_minute", "revoked_at",
+      ]);
       expect(key.prefix).toMatch(/^rl_[0-9A-Za-z]{5}$/);
       expect(key.revoked_at).toBeNull();
     }

@@ -63,9 +63,9 @@ test("/readyz degraded: 200 naming the parts on their fallback", async () => {
     readiness: { check: async () => ({ ready: true, degraded: ["redis"] }) },
     metrics: createMetrics(() => gw.gateway.config),
     metricsToken: undefined,
-    adminToken: undefined,
+    adminGate: undefined,
     openApi: { info: { title: "t", version: "0", description: "" }, paths: {} },
-    reload: () => ({ tiers: [], models: [] }),
+    reload: async () => ({ tiers: [], models: [] }),
   });
   const res = await routes.handle(new Request("http://gateway/readyz"));
   expect(res.status).toBe(200);

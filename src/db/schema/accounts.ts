@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, boolean, check, doublePrecision, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import type { Tier } from "../../canonical/tier.ts";
 import type { Plan } from "../../accounts/plans.ts";
 
@@ -42,6 +42,12 @@ export const apiKeys = pgTable(
     createdAt: createdAt(),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }),
     revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
+    /** Per-key controls, all optional: a label, when the key stops working (401 after), the tiers it may call (null = the plan's), its own requests per minute, and its monthly spend cap in USD. */
+    name: text("name"),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }),
+    allowedTiers: text("allowed_tiers").array().$type<Tier[]>(),
+    requestsPerMinute: integer("requests_per_minute"),
+    monthlySpendUsd: doublePrecision("monthly_spend_usd"),
   },
   (table) => [index("api_keys_account_id_idx").on(table.accountId)],
 );

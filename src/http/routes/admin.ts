@@ -1,7 +1,8 @@
 import { Value, ValueErrorType } from "@sinclair/typebox/value";
 import type { TLiteral, TUnion } from "@sinclair/typebox";
 import { Elysia, t, type TSchema } from "elysia";
-import type { Account, AccountStore, KeyInfo } from "../../accounts/account-store.ts";
+import type { Account, AccountStore, KeyControls, KeyInfo } from "../../accounts/account-store.ts";
+import { queryKeySpend, type KeySpend } from "../../usage/query-key-spend.ts";
 import { PLANS } from "../../accounts/plans.ts";
 import { TIERS } from "../../canonical/tier.ts";
 import type { Database } from "../../db/client.ts";
@@ -58,6 +59,17 @@ const UpdateAccountBody = t.Object(
   { additionalProperties: false },
 );
 
+const KeyControlsBody = t.Object(
+  {
+    name: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 100 }), t.Null()])),
+    expires_at: t.Optional(t.Union([t.String({ maxLength: 40 }), t.Null()])),
+    allowed_tiers: t.Optional(t.Union([t.Array(literals(TIERS), { minItems: 1, maxItems: TIERS.length }), t.Null()])),
+    requests_per_minute: t.Optional(limit(INT32_MAX)),
+    monthly_spend_usd: t.Optional(t.Union([t.Number({ exclusiveMinimum: 0, maximum: 1e9 }), t.Null()])),
+  },
+  { additionalProperties: false },
+);
+
 /** What a field must be, said once per field so every failure names it the same way. */
 const FIELD_RULES: Record<string, string> = {
   plan: `must be one of ${PLANS.join(", ")}`,
@@ -67,7 +79,30 @@ const FIELD_RULES: Record<string, string> = {
   "limits.requests_per_minute": "must be a positive integer or null (no cap)",
   "limits.concurrent_requests": "must be a positive integer or null (no cap)",
   "limits.tokens_per_month": "must be a positive integer or null (no cap)",
+  name: "must be a string of 1 to 100 characters or null",
+  expires_at: "must be an ISO 8601 time with its zone, or null (never)",
+  allowed_tiers: `must be a non-empty list of tiers (${TIERS.join(", ")}) or null (the plan's)`,
+  requests_per_minute: "must be a positive integer or null (no cap)",
+  monthly_spend_usd: "must be a positive number of USD or null (no cap)",
 };
+
+/** The key controls of a checked body, as the store takes them; a bad `expires_at` is a 400. */
+function keyControls(body: typeof KeyControlsBody.static): KeyControls | Response {
+  let expiresAt: Date | null | undefined;
+  if (body.expires_at === null) expiresAt = null;
+  else if (body.expires_at !== undefined) {
+    const at = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,6})?)?(Z|[+-]\d\d:\d\d)$/.test(body.expires_at) ? Date.parse(body.expires_at) : Number.NaN;
+    if (Number.isNaN(at)) return badRequest(`expires_at: ${FIELD_RULES.expires_at}`, "expires_at");
+    expiresAt = new Date(at);
+  }
+  return {
+    name: body.name,
+    expiresAt,
+    allowedTiers: body.allowed_tiers,
+    requestsPerMinute: body.requests_per_minute,
+    monthlySpendUsd: body.monthly_spend_usd,
+  };
+}
 
 const badRequest = (message: string, param: string | null = null) => adminError(400, "invalid_request_error", message, { param });
 const notFound = (message: string) => adminError(404, "not_found_error", message);
@@ -77,7 +112,8 @@ function validate<S extends TSchema>(schema: S, value: unknown): { ok: true; val
   if (Value.Check(schema, value)) return { ok: true, value: value as S["static"] };
   const first = Value.Errors(schema, value).First();
   if (!first || first.path === "") return { ok: false, response: badRequest("body: must be a JSON object") };
-  const field = first.path.slice(1).split("/").join(".");
+  // An array item's failure is said of the array.
+  const field = first.path.slice(1).split("/").filter((part) => !/^\d+$/.test(part)).join(".");
   let message: string;
   if (first.type === ValueErrorType.ObjectAdditionalProperties) message = `${field}: unknown field`;
   else if (first.type === ValueErrorType.ObjectRequiredProperty) message = `${field}: is required`;
@@ -119,11 +155,18 @@ function renderKey(key: KeyInfo) {
   return {
     id: key.id,
     prefix: key.prefix,
+    name: key.name,
     created_at: iso(key.createdAt),
     last_used_at: iso(key.lastUsedAt),
     revoked_at: iso(key.revokedAt),
+    expires_at: iso(key.expiresAt),
+    allowed_tiers: key.allowedTiers,
+    requests_per_minute: key.requestsPerMinute,
+    monthly_spend_usd: key.monthlySpendUsd,
   };
 }
+
+const spendOf = (spend: KeySpend | undefined) => ({ requests: spend?.requests ?? 0, cost_usd: Math.round((spend?.costUsd ?? 0) * 1e6) / 1e6 });
 
 /**
  * The operator API under /admin. Every answer, errors included, is a Response built here, so an
@@ -207,10 +250,17 @@ export function adminRoutes(deps: AdminRoutesDeps): Elysia {
     )
     .post(
       "/admin/accounts/:id/keys",
-      guard(async (_request, { id = "" }, by) => {
-        const key = await store.issueKey(id, by);
+      guard(async (request, { id = "" }, by) => {
+        const body = await readJson(request, false);
+        if (!body.ok) return body.response;
+        const input = validate(KeyControlsBody, body.value);
+        if (!input.ok) return input.response;
+        const controls = keyControls(input.value);
+        if (controls instanceof Response) return controls;
+        const key = await store.issueKey(id, controls, by);
         if (!key) return accountNotFound(id);
-        return Response.json({ id: key.id, key: key.key, prefix: key.prefix, created_at: iso(key.createdAt) }, { status: 201 });
+        const info = await store.getKey(key.id);
+        return Response.json({ ...(info ? renderKey(info) : {}), id: key.id, key: key.key, prefix: key.prefix, created_at: iso(key.createdAt) }, { status: 201 });
       }),
       noBody,
     )
@@ -218,7 +268,10 @@ export function adminRoutes(deps: AdminRoutesDeps): Elysia {
       "/admin/accounts/:id/keys",
       guard(async (_request, { id = "" }) => {
         const keys = await store.listKeys(id);
-        return keys ? Response.json({ data: keys.map(renderKey) }) : accountNotFound(id);
+        if (!keys) return accountNotFound(id);
+        const month = monthWindow(Date.now());
+        const spend = await queryKeySpend(deps.database, id, new Date(month.start));
+        return Response.json({ month: month.key, data: keys.map((key) => ({ ...renderKey(key), month: spendOf(spend.get(key.id)) })) });
       }),
       noBody,
     )
@@ -230,6 +283,31 @@ export function adminRoutes(deps: AdminRoutesDeps): Elysia {
         const account = await store.getAccount(id);
         if (!account) return accountNotFound(id);
         return Response.json(await queryMonthlyUsage(deps.database, id, month));
+      }),
+      noBody,
+    )
+    .get(
+      "/admin/keys/:key_id",
+      guard(async (_request, { key_id = "" }) => {
+        const key = await store.getKey(key_id);
+        if (!key) return notFound(`key ${key_id} not found`);
+        const month = monthWindow(Date.now());
+        const spend = await queryKeySpend(deps.database, key.accountId, new Date(month.start), key.id);
+        return Response.json({ ...renderKey(key), account_id: key.accountId, month: { month: month.key, ...spendOf(spend.get(key.id)) } });
+      }),
+      noBody,
+    )
+    .patch(
+      "/admin/keys/:key_id",
+      guard(async (request, { key_id = "" }, by) => {
+        const body = await readJson(request, true);
+        if (!body.ok) return body.response;
+        const input = validate(KeyControlsBody, body.value);
+        if (!input.ok) return input.response;
+        const controls = keyControls(input.value);
+        if (controls instanceof Response) return controls;
+        const key = await store.updateKey(key_id, controls, by);
+        return key ? Response.json(renderKey(key)) : notFound(`key ${key_id} not found`);
       }),
       noBody,
     )
