@@ -11,6 +11,8 @@ export interface RefusalDetails {
   readonly limit: number;
   /** When trying again can succeed, ms from now. */
   readonly retryAfterMs: number;
+  /** When a monthly cap resets (ms since epoch), as its message says; default: now + retryAfterMs. */
+  readonly resetsAt?: number;
   /** The rpm limit and what is left of it, for the `x-ratelimit-*` headers; null when uncapped. */
   readonly rpm: { readonly limit: number; readonly remaining: number; readonly resetMs: number } | null;
 }
@@ -59,7 +61,7 @@ export function buildLimitRefusal(details: RefusalDetails): GatewayError {
   };
   // Monthly caps cannot clear within an SDK's retry budget.
   if (details.kind === "monthly" || details.kind === "key_spend") headers["x-should-retry"] = "false";
-  return new GatewayError(429, "rate_limit_error", messageOf(details.kind, details.limit, details.plan, new Date(Date.now() + retryMs)), {
+  return new GatewayError(429, "rate_limit_error", messageOf(details.kind, details.limit, details.plan, new Date(details.resetsAt ?? Date.now() + retryMs)), {
     retryable: false,
     headers,
   });

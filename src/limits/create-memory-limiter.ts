@@ -124,7 +124,7 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
     }
     const spendCap = subject.keyLimits?.monthlySpendUsd ?? null;
     if (keyState && spendCap !== null && keyState.loaded && keyState.spend >= spendCap) {
-      return { ok: false, error: buildLimitRefusal({ kind: "key_spend", plan, limit: spendCap, retryAfterMs: month.end - at, rpm: null }) };
+      return { ok: false, error: buildLimitRefusal({ kind: "key_spend", plan, limit: spendCap, retryAfterMs: month.end - at, resetsAt: month.end, rpm: null }) };
     }
     const rpm = limits.requestsPerMinute;
     let inWindow = 0;

@@ -164,7 +164,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
       case 4:
         return { ok: false, error: buildLimitRefusal({ kind: "key_rpm", plan, limit: keyRpm ?? 0, retryAfterMs: a, rpm: keyRpm === null ? null : { limit: keyRpm, remaining: 0, resetMs: a } }) };
       case 5:
-        return { ok: false, error: buildLimitRefusal({ kind: "key_spend", plan, limit: spendCap ?? 0, retryAfterMs: monthWindow(at).end - at, rpm: null }) };
+        return { ok: false, error: buildLimitRefusal({ kind: "key_spend", plan, limit: spendCap ?? 0, retryAfterMs: monthWindow(at).end - at, resetsAt: monthWindow(at).end, rpm: null }) };
       default:
         throw new Error(`unexpected limiter reply ${String(code)}`);
     }
