@@ -18,6 +18,8 @@ import { buildOpenApi } from "./ops/build-openapi.ts";
 import { createReadinessCheck } from "./ops/check-readiness.ts";
 import { createConfigHolder, type ConfigHolder } from "./ops/create-config-holder.ts";
 import { createAdminGate } from "./ops/create-admin-gate.ts";
+import { consoleRoutes, SESSION_LIFETIME_MS, sessionCookieOf } from "./console/console-routes.ts";
+import { createSessionStore } from "./console/create-session-store.ts";
 import { createMetrics, type GatewayMetrics } from "./ops/create-metrics.ts";
 import { createRequestLog, type RequestLog } from "./ops/create-request-log.ts";
 import { createShutdown, type DrainHook, type Shutdown } from "./ops/create-shutdown.ts";
@@ -228,12 +230,21 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       },
     }),
   ];
+  if (adminGate && config.adminToken) {
+    const sessions = createSessionStore(database, config.adminToken, SESSION_LIFETIME_MS);
+    adminGate.acceptSessions(async (request) => {
+      const secret = sessionCookieOf(request);
+      return secret === undefined ? null : sessions.find(secret);
+    });
+    plugins.push(consoleRoutes({ gate: adminGate, sessions, registry: metrics.registry, models: () => Object.keys(holder.current().models) }));
+  }
   app = createApp(holder.deps, plugins, { inFlight, tracing }, { pinnedModel: findPinnedModel(services.pins) });
   // The body limit is the pipeline's (declared length checked before reading, streamed bodies
   // counted): Bun's own cap would answer 413 with an empty body, not in the caller's format.
   // reusePort off (Elysia's default is on): a second gateway on this port must fail, not share it.
+  // Not Bun's development mode: the console's page is bundled once and minified, with no reload script.
   listenOrExplain(config.host, config.port, () =>
-    app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: Number.MAX_SAFE_INTEGER, reusePort: false }),
+    app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: Number.MAX_SAFE_INTEGER, reusePort: false, development: false }),
   );
   const server = app.server!;
   const port = server.port!;

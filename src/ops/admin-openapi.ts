@@ -103,6 +103,13 @@ const ADMIN_SCHEMAS: Record<string, unknown> = {
     },
   },
   AuditPage: { type: "object", properties: { data: { type: "array", items: ref("AuditEntry") }, next_cursor: nullable("string") } },
+  AdminJob: {
+    type: "object",
+    description: "A Smart+ job: never its token or its files.",
+    properties: Object.fromEntries(
+      ["id", "account_id", "state", "phase", "task", "model", "effort", "error", "summary", "created_at", "queued_at", "started_at", "finished_at", "expires_at"].map((name) => [name, { type: ["string", "null"] }]),
+    ),
+  },
   ExplainResult: { type: "object", additionalProperties: true, description: "class, rule, model, effort, source and candidates of the decision." },
 };
 
@@ -218,6 +225,46 @@ export function adminOpenApi(): { paths: Record<string, unknown>; schemas: Recor
           parameters: [...page, query("account", "Only entries about this account."), query("action", "Only this action, e.g. `key.revoke`.")],
           responses: badRequest,
         }),
+      },
+      "/admin/smartplus/jobs": {
+        get: op("Smart+ jobs, newest first, with state, times and sizes", okJson({ type: "object", properties: { data: { type: "array", items: ref("AdminJob") }, next_cursor: nullable("string") } }), {
+          parameters: [...page, query("state", "Only jobs in this state."), query("account", "Only this account's jobs.")],
+          responses: badRequest,
+        }),
+      },
+      "/admin/smartplus/jobs/{job_id}": {
+        get: op("One Smart+ job", okJson(ref("AdminJob")), { parameters: [path("job_id", "The job id (`job_…`).")], responses: { "404": error("No such job.") } }),
+      },
+      "/console": {
+        get: { summary: "The operator console (HTML; its assets are served by the gateway too)", tags: ["console"], responses: { "200": { description: "The page.", content: { "text/html": { schema: { type: "string" } } } }, "404": { description: "No admin token set." } } },
+      },
+      "/console/sign-in": {
+        get: { summary: "The sign-in form", tags: ["console"], responses: { "200": { description: "The form (no script).", content: { "text/html": { schema: { type: "string" } } } } } },
+        post: {
+          summary: "Sign in with the admin token: sets the session cookie (HttpOnly, SameSite=Strict, Secure over HTTPS, 12 h)",
+          tags: ["console"],
+          requestBody: { required: true, content: { "application/x-www-form-urlencoded": { schema: { type: "object", required: ["token"], properties: { token: { type: "string" } } } } } },
+          responses: {
+            "303": { description: "Signed in: on to /console." },
+            "401": { description: "Not the admin token (the form again)." },
+            "403": { description: "Posted from another site." },
+            "429": { description: "Too many wrong tokens from this address." },
+          },
+        },
+      },
+      "/console/sign-out": {
+        post: { summary: "End the session (needs its x-csrf-token)", tags: ["console"], security: [{ consoleSession: [] }], responses: { "204": { description: "Signed out; the cookie is cleared." }, ...COMMON } },
+      },
+      "/console/api/session": {
+        get: {
+          summary: "The session's CSRF token, for the page's writes",
+          tags: ["console"],
+          security: [{ consoleSession: [] }],
+          responses: { ...okJson({ type: "object", properties: { id: { type: "string" }, csrf_token: { type: "string" } } }), "401": error("No session.") },
+        },
+      },
+      "/console/api/metrics": {
+        get: op("The gateway's metrics as the Overview reads them: cumulative request counts by tier, model and status, latency and TTFB histograms by tier, cache lookups, breaker states, usage-writer backlog", okJson({ type: "object" })),
       },
       "/admin/route/explain": {
         post: op("The routing decision for a request body, without calling an upstream", okJson(ref("ExplainResult")), {

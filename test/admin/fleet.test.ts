@@ -3,6 +3,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { runAdminCli } from "../../src/cli/admin.ts";
+import { smartplusJobs } from "../../src/db/schema/index.ts";
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 import { DATABASE_HOOK_TIMEOUT_MS } from "../helpers/test-database.ts";
 import { eventually } from "../helpers/eventually.ts";
@@ -262,5 +263,24 @@ describe("bun run admin: accounts list, report, audit", () => {
     const actions = res.out.split("\n").map((line) => line.split(/\s+/)[1]);
     expect(actions).toEqual(["account.unsuspend", "account.suspend", "account.create"]);
     expect(res.out).toContain("by token from");
+  });
+});
+
+describe("GET /admin/smartplus/jobs", () => {
+  test("jobs newest first, filtered by state; one job by id; never its token", async () => {
+    const at = (s: number) => new Date(Date.UTC(2026, 10, 1, 0, 0, s));
+    const job = (id: string, state: "queued" | "ready", s: number) => ({ id, accountId: alice.id, state, task: `task ${id}`, model: "sim-max", effort: "high", createdAt: at(s), expiresAt: at(s + 3600), fileCount: 3, uploadBytes: 2048 });
+    await gw.gateway.database.db.insert(smartplusJobs).values([job("job_older", "ready", 1), job("job_newer", "queued", 2)]);
+    const all = await admin("GET", "/admin/smartplus/jobs");
+    expect(all.status).toBe(200);
+    expect(all.json.data.map((j: { id: string }) => j.id)).toEqual(["job_newer", "job_older"]);
+    expect(all.json.data[1]).toMatchObject({ account_id: alice.id, state: "ready", file_count: 3, upload_bytes: 2048, created_at: at(1).toISOString() });
+    expect((await admin("GET", "/admin/smartplus/jobs?state=ready")).json.data.map((j: { id: string }) => j.id)).toEqual(["job_older"]);
+    const first = await admin("GET", "/admin/smartplus/jobs?limit=1");
+    const rest = await admin("GET", `/admin/smartplus/jobs?limit=1&cursor=${first.json.next_cursor}`);
+    expect(rest.json.data.map((j: { id: string }) => j.id)).toEqual(["job_older"]);
+    expect((await admin("GET", "/admin/smartplus/jobs/job_newer")).json).toMatchObject({ id: "job_newer", task: "task job_newer", state: "queued" });
+    expect((await admin("GET", "/admin/smartplus/jobs/job_nobody")).status).toBe(404);
+    expect((await admin("GET", "/admin/smartplus/jobs?state=lost")).json.error.param).toBe("state");
   });
 });

@@ -47,7 +47,14 @@ const REQUESTS: ReadonlyArray<readonly [string, Record<string, unknown>, string]
 
 async function smoke(databaseUrl: string | undefined): Promise<void> {
   const dataDir = mkdtempSync(join(work, "data-"));
-  const { child, url, key } = await startBinary({ PORT: "0", ROUTELANE_DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ROUTELANE_CONFIG: undefined, ROUTELANE_LOG_LEVEL: "warn" });
+  const { child, url, key } = await startBinary({
+    PORT: "0",
+    ROUTELANE_DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    ROUTELANE_CONFIG: undefined,
+    ROUTELANE_LOG_LEVEL: "warn",
+    ROUTELANE_ADMIN_TOKEN: "executable-admin-token-0123",
+  });
   try {
     const ready = await fetch(`${url}/readyz`);
     expect(ready.status).toBe(200);
@@ -60,6 +67,17 @@ async function smoke(databaseUrl: string | undefined): Promise<void> {
       });
       expect(res.status).toBe(200);
       expect(await res.text()).toContain(marker);
+    }
+    // The console's page and every asset it names are inside the binary.
+    const page = await fetch(`${url}/console`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const assets = [...html.matchAll(/(?:src|href)="(\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.length).toBeGreaterThanOrEqual(2);
+    for (const asset of assets) {
+      const res = await fetch(`${url}${asset}`);
+      expect([asset, res.status]).toEqual([asset, 200]);
+      expect((await res.text()).length).toBeGreaterThan(100);
     }
     child.kill("SIGTERM");
     expect(await child.exited).toBe(0);

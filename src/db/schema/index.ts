@@ -3,3 +3,4 @@ export * from "./decision-cache.ts";
 export * from "./usage.ts";
 export * from "./smartplus.ts";
 export * from "./audit.ts";
+export * from "./console.ts";

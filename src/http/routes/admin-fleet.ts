@@ -10,6 +10,8 @@ import { adminError } from "../../ops/admin-error.ts";
 import { queryUsageReport, USAGE_GROUPS, type UsageGroup } from "../../usage/query-usage-report.ts";
 import { usageReportCsv } from "../../usage/usage-report-csv.ts";
 import type { AdminContext, AdminHandler } from "./admin-guard.ts";
+import { decodeJobCursor, getJob, JOB_STATES, listJobs } from "../../smartplus/list-jobs.ts";
+import type { JobState } from "../../db/schema/index.ts";
 
 const badRequest = (param: string, message: string) => adminError(400, "invalid_request_error", `${param}: ${message}`, { param });
 const MAX_PAGE = 200;
@@ -73,8 +75,8 @@ const readingQuery =
   };
 
 /**
- * The fleet-wide admin reads: the accounts list, usage reports across accounts (JSON or CSV), and
- * the audit log of admin writes.
+ * The fleet-wide admin reads: the accounts list, usage reports across accounts (JSON or CSV), the
+ * audit log of admin writes, and the Smart+ jobs.
  */
 export function adminFleetRoutes(guard: (handler: AdminHandler) => (context: AdminContext) => Promise<Response>, database: Database): Elysia {
   const noBody = { parse: "none" as const };
@@ -149,6 +151,30 @@ export function adminFleetRoutes(guard: (handler: AdminHandler) => (context: Adm
           return Response.json(page);
         }),
       ),
+      noBody,
+    )
+    .get(
+      "/admin/smartplus/jobs",
+      guard(
+        readingQuery(async (_request, query) => {
+          const state = query.get("state");
+          if (state !== null && !(JOB_STATES as readonly string[]).includes(state)) throw new QueryError("state", `must be one of ${JOB_STATES.join(", ")}`);
+          const cursorText = query.get("cursor");
+          const cursor = cursorText === null ? undefined : decodeJobCursor(cursorText);
+          if (cursor === null) throw new QueryError("cursor", "not a cursor from this API");
+          return Response.json(
+            await listJobs(database, { limit: pageSize(query), cursor, state: (state ?? undefined) as JobState | undefined, accountId: query.get("account") ?? undefined }),
+          );
+        }),
+      ),
+      noBody,
+    )
+    .get(
+      "/admin/smartplus/jobs/:job_id",
+      guard(async (_request, { job_id = "" }) => {
+        const job = await getJob(database, job_id);
+        return job ? Response.json(job) : adminError(404, "not_found_error", `job ${job_id} not found`);
+      }),
       noBody,
     ) as unknown as Elysia;
 }
