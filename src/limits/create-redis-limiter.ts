@@ -107,10 +107,12 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
     const rpmKey = `${base(accountId)}:rpm`;
     const concKey = `${base(accountId)}:conc`;
     const [counter, marker] = monthKeys(accountId, at);
-    const [spendCounter, spendMarker] = spendKeys(accountId, keyId, at);
+    // A key without limits of its own names three keys the script never touches: no month to compute.
+    const keyed = subject.keyLimits != null;
+    const [spendCounter, spendMarker] = keyed ? spendKeys(accountId, keyId, at) : [rpmKey, rpmKey];
     const reply = asNumbers(
       await acquireScript(
-        [rpmKey, concKey, counter, marker, `${base(accountId)}:key:${keyId}:rpm`, spendCounter, spendMarker],
+        [rpmKey, concKey, counter, marker, keyed ? `${base(accountId)}:key:${keyId}:rpm` : rpmKey, spendCounter, spendMarker],
         [
           limits.requestsPerMinute ?? -1,
           limits.concurrentRequests ?? -1,
