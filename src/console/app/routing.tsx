@@ -43,7 +43,7 @@ export function Routing() {
             });
           }}
         >
-          <div class="inline form">
+          <div class="inline">
             <label>
               Format
               <select name="format" value={format} onChange={(e) => setFormat(e.currentTarget.value)}>
