@@ -7,6 +7,7 @@ import type { AdminGate } from "../ops/create-admin-gate.ts";
 import { buildMetricsSnapshot } from "./build-metrics-snapshot.ts";
 import type { SessionStore } from "./create-session-store.ts";
 import { renderSignInPage, SIGN_IN_STYLE_HASH } from "./render-sign-in-page.ts";
+import { readRequestUrl } from "../pipeline/read-request-url.ts";
 
 export const SESSION_COOKIE = "routelane_console";
 /** How long a console session lasts; the cookie ends with it. */
@@ -34,7 +35,7 @@ export function sessionCookieOf(request: Request): string | undefined {
 
 /** HTTPS as the client sees it: the request itself, or the proxy in front saying so (which only makes the cookie stricter). */
 const isHttps = (request: Request): boolean =>
-  new URL(request.url).protocol === "https:" || request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
+  readRequestUrl(request).protocol === "https:" || request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
 
 function cookie(request: Request, value: string, maxAgeSeconds: number): string {
   return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${isHttps(request) ? "; Secure" : ""}`;

@@ -11,6 +11,7 @@ import { formatOfHeaders, renderError } from "../pipeline/render-error.ts";
 import { setRequestSpan } from "../ops/request-span.ts";
 import { NOOP_TRACING, type Tracing } from "../ops/start-tracing.ts";
 import { createInFlightTracker, type InFlightTracker } from "../ops/track-in-flight.ts";
+import { readRequestUrl } from "../pipeline/read-request-url.ts";
 
 /** Public routes and their methods, so a known path called with the wrong method answers 405, not 404. */
 export const ROUTES: ReadonlyArray<readonly [RegExp, readonly string[]]> = [
@@ -39,7 +40,7 @@ function formatOfPath(path: string, headers: Headers): WireFormat {
 
 /** 404 for an unknown path, 405 (with `allow`) for a known one called with another method. */
 function unmatched(request: Request): Response {
-  const path = new URL(request.url).pathname;
+  const path = readRequestUrl(request).pathname;
   const route = ROUTES.find(([pattern]) => pattern.test(path));
   const error = route
     ? new GatewayError(405, "invalid_request_error", `method ${request.method} is not allowed on ${path}; use ${route[1].join(" or ")}`, {
@@ -106,7 +107,7 @@ export function createApp(
   const app = new Elysia({ normalize: false })
     .onError(({ code, request, error }) => {
       if (code === "NOT_FOUND") return unmatched(request);
-      const path = new URL(request.url).pathname;
+      const path = readRequestUrl(request).pathname;
       return renderError(error, formatOfPath(path, request.headers), newRequestId());
     })
     .get("/", () => Response.json(SERVICE))

@@ -7,6 +7,7 @@ import { buildModelEntry, type ModelEntry } from "./build-model-entry.ts";
 import type { GatewayDeps } from "./gateway-deps.ts";
 import { newRequestId } from "./new-request-id.ts";
 import { formatOfHeaders, renderError } from "./render-error.ts";
+import { readRequestUrl } from "./read-request-url.ts";
 
 /** The plan's tiers that the key may call. */
 function callableTiers(principal: Principal): readonly Tier[] {
@@ -44,7 +45,7 @@ export async function handleListModels(request: Request, deps: GatewayDeps): Pro
   try {
     const principal = await authenticateRequest(request.headers, deps.authenticator);
     const entries = callableTiers(principal).map((tier) => buildModelEntry(tier, deps.config));
-    const { data, has_more } = page(entries, new URL(request.url).searchParams);
+    const { data, has_more } = page(entries, readRequestUrl(request).searchParams);
     return json({ object: "list", data, has_more, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null }, requestId);
   } catch (error) {
     return renderError(error, formatOfHeaders(request.headers), requestId);

@@ -12,6 +12,7 @@ import { usageReportCsv } from "../../usage/usage-report-csv.ts";
 import type { AdminContext, AdminHandler } from "./admin-guard.ts";
 import { decodeJobCursor, getJob, JOB_STATES, listJobs } from "../../smartplus/list-jobs.ts";
 import type { JobState } from "../../db/schema/index.ts";
+import { readRequestUrl } from "../../pipeline/read-request-url.ts";
 
 const badRequest = (param: string, message: string) => adminError(400, "invalid_request_error", `${param}: ${message}`, { param });
 const MAX_PAGE = 200;
@@ -67,7 +68,7 @@ const readingQuery =
   (handler: (request: Request, query: URLSearchParams) => Promise<Response>): AdminHandler =>
   async (request) => {
     try {
-      return await handler(request, new URL(request.url).searchParams);
+      return await handler(request, readRequestUrl(request).searchParams);
     } catch (err) {
       if (err instanceof QueryError) return badRequest(err.param, err.message);
       throw err;

@@ -4,6 +4,7 @@ import { GatewayError } from "../../canonical/gateway-error.ts";
 import { adminError, adminErrorOf } from "../../ops/admin-error.ts";
 import { clientAddress, type AddressSource } from "../../ops/client-address.ts";
 import { describeActor, type AdminGate } from "../../ops/create-admin-gate.ts";
+import { readRequestUrl } from "../../pipeline/read-request-url.ts";
 
 /** An admin handler: the request, its path parameters, and who called (for the audit log). */
 export type AdminHandler = (request: Request, params: Record<string, string>, by: AuditActor) => Promise<Response>;
@@ -25,7 +26,7 @@ export function adminGuard(gate: AdminGate): (handler: AdminHandler) => (context
         return await handler(request, params, { actor: describeActor(actor), address });
       } catch (err) {
         if (err instanceof GatewayError && err.status < 500) return adminErrorOf(err);
-        console.error(`admin ${request.method} ${new URL(request.url).pathname} failed: ${describeDbError(err)}`);
+        console.error(`admin ${request.method} ${readRequestUrl(request).pathname} failed: ${describeDbError(err)}`);
         return adminError(500, "api_error", "internal error");
       }
     };

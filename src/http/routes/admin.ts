@@ -15,6 +15,7 @@ import { adminGuard } from "./admin-guard.ts";
 import { parseMonth, queryMonthlyUsage } from "../../usage/query-monthly-usage.ts";
 import type { Routing } from "../../routing/create-routing.ts";
 import { adminExplainRoutes } from "./admin-explain.ts";
+import { readRequestUrl } from "../../pipeline/read-request-url.ts";
 
 export interface AdminRoutesDeps {
   readonly database: Database;
@@ -278,7 +279,7 @@ export function adminRoutes(deps: AdminRoutesDeps): Elysia {
     .get(
       "/admin/accounts/:id/usage",
       guard(async (request, { id = "" }) => {
-        const month = new URL(request.url).searchParams.get("month") ?? monthWindow(Date.now()).key;
+        const month = readRequestUrl(request).searchParams.get("month") ?? monthWindow(Date.now()).key;
         if (!parseMonth(month)) return badRequest("month: must be a month as YYYY-MM");
         const account = await store.getAccount(id);
         if (!account) return accountNotFound(id);
@@ -327,7 +328,7 @@ export function adminRoutes(deps: AdminRoutesDeps): Elysia {
     )
     .all(
       "/admin/*",
-      guard(async (request) => notFound(`no such admin endpoint: ${request.method} ${new URL(request.url).pathname}`)),
+      guard(async (request) => notFound(`no such admin endpoint: ${request.method} ${readRequestUrl(request).pathname}`)),
       noBody,
     );
   // One plain type for both cases (with and without routes), so callers can `.use()` either.
