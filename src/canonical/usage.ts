@@ -9,6 +9,8 @@ export interface Usage {
   readonly cacheReadTokens: number;
   readonly cacheWriteTokens: number;
   readonly reasoningTokens: number;
+  /** Counted by the gateway (the upstream never said): a stream that ended early, or an upstream without usage. */
+  readonly estimated?: boolean;
 }
 
 export const ZERO_USAGE: Usage = {

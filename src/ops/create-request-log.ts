@@ -61,7 +61,14 @@ function lineOf(record: RequestRecord, level: LineLevel, time: string): string {
     latencyMs: tenth(record.latencyMs),
     ttfbMs: record.ttfbMs === undefined ? undefined : tenth(record.ttfbMs),
     tokens: usage
-      ? { input: usage.inputTokens, output: usage.outputTokens, cacheRead: usage.cacheReadTokens, cacheWrite: usage.cacheWriteTokens, reasoning: usage.reasoningTokens }
+      ? {
+          input: usage.inputTokens,
+          output: usage.outputTokens,
+          cacheRead: usage.cacheReadTokens,
+          cacheWrite: usage.cacheWriteTokens,
+          reasoning: usage.reasoningTokens,
+          estimated: usage.estimated === true || undefined,
+        }
       : undefined,
     costUsd: record.costUsd,
     cacheHit: record.cacheHit,

@@ -25,15 +25,15 @@ function createJsonStore(database: Database): UsageStore {
       if (rows.length === 0) return;
       await database.rows(sql`
         insert into usage_records (request_id, account_id, key_id, created_at, endpoint, tier, model, effort, source, cache_hit, status,
-          latency_ms, ttfb_ms, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd)
+          latency_ms, ttfb_ms, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, tokens_estimated)
         select "requestId", "accountId", "keyId", "createdAt", endpoint, tier, model, effort, source, coalesce("cacheHit", false), status,
           "latencyMs", "ttfbMs", coalesce("inputTokens", 0), coalesce("outputTokens", 0), coalesce("cacheReadTokens", 0),
-          coalesce("cacheWriteTokens", 0), coalesce("reasoningTokens", 0), coalesce("costUsd", 0)
+          coalesce("cacheWriteTokens", 0), coalesce("reasoningTokens", 0), coalesce("costUsd", 0), coalesce("tokensEstimated", false)
         from json_to_recordset(${JSON.stringify(rows)}::json) as r(
           "requestId" text, "accountId" text, "keyId" text, "createdAt" timestamptz, endpoint text, tier text, model text, effort text,
           source text, "cacheHit" boolean, status integer, "latencyMs" double precision, "ttfbMs" double precision,
           "inputTokens" bigint, "outputTokens" bigint, "cacheReadTokens" bigint, "cacheWriteTokens" bigint,
-          "reasoningTokens" bigint, "costUsd" double precision)
+          "reasoningTokens" bigint, "costUsd" double precision, "tokensEstimated" boolean)
         on conflict (request_id) do nothing`);
     },
   };

@@ -21,6 +21,7 @@ export const COPY_COLUMNS = [
   "cache_write_tokens",
   "reasoning_tokens",
   "cost_usd",
+  "tokens_estimated",
 ] as const;
 
 const NULL = "\\N";
@@ -42,7 +43,7 @@ function num(value: number | null | undefined, fallback: number | null): string 
 /**
  * Usage rows as the body of `COPY usage_records (COPY_COLUMNS) FROM ...` in text format: one line
  * per row, tab-separated, `\N` for null. The defaults are the table's (token counts and cost 0,
- * cache hit false), as the JSON insert's `coalesce` gives them.
+ * cache hit and estimated false), as the JSON insert's `coalesce` gives them.
  */
 export function encodeCopyRows(rows: readonly NewUsageRecord[]): string {
   let out = "";
@@ -51,7 +52,7 @@ export function encodeCopyRows(rows: readonly NewUsageRecord[]): string {
       `${text(r.requestId)}\t${text(r.accountId)}\t${text(r.keyId)}\t${r.createdAt.toISOString()}\t${text(r.endpoint)}\t${text(r.tier)}\t` +
       `${text(r.model)}\t${text(r.effort)}\t${text(r.source)}\t${r.cacheHit === true ? "t" : "f"}\t${num(r.status, 0)}\t` +
       `${num(r.latencyMs, 0)}\t${num(r.ttfbMs, null)}\t${num(r.inputTokens, 0)}\t${num(r.outputTokens, 0)}\t` +
-      `${num(r.cacheReadTokens, 0)}\t${num(r.cacheWriteTokens, 0)}\t${num(r.reasoningTokens, 0)}\t${num(r.costUsd, 0)}\n`;
+      `${num(r.cacheReadTokens, 0)}\t${num(r.cacheWriteTokens, 0)}\t${num(r.reasoningTokens, 0)}\t${num(r.costUsd, 0)}\t${r.tokensEstimated === true ? "t" : "f"}\n`;
   }
   return out;
 }

@@ -32,6 +32,7 @@ export function toUsageRow(record: RequestRecord, costUsd: number): NewUsageReco
     cacheReadTokens: usage?.cacheReadTokens ?? 0,
     cacheWriteTokens: usage?.cacheWriteTokens ?? 0,
     reasoningTokens: usage?.reasoningTokens ?? 0,
+    tokensEstimated: usage?.estimated === true,
     costUsd: record.cacheHit ? 0 : costUsd,
   };
 }

@@ -30,8 +30,8 @@ const column = (name: (typeof COPY_COLUMNS)[number]): number => COPY_COLUMNS.ind
 describe("encodeCopyRows", () => {
   test("one tab-separated line per row, in COPY_COLUMNS order", () => {
     expect(encodeCopyRows([base, { ...base, requestId: "req_2" }])).toBe(
-      "req_1\tacct_1\tkey_1\t2026-11-22T05:06:07.890Z\tmessages\tnormal\tsim-normal\tmedium\trule\tf\t200\t12.5\t3.25\t100\t20\t5\t6\t7\t0.0015\n" +
-        "req_2\tacct_1\tkey_1\t2026-11-22T05:06:07.890Z\tmessages\tnormal\tsim-normal\tmedium\trule\tf\t200\t12.5\t3.25\t100\t20\t5\t6\t7\t0.0015\n",
+      "req_1\tacct_1\tkey_1\t2026-11-22T05:06:07.890Z\tmessages\tnormal\tsim-normal\tmedium\trule\tf\t200\t12.5\t3.25\t100\t20\t5\t6\t7\t0.0015\tf\n" +
+        "req_2\tacct_1\tkey_1\t2026-11-22T05:06:07.890Z\tmessages\tnormal\tsim-normal\tmedium\trule\tf\t200\t12.5\t3.25\t100\t20\t5\t6\t7\t0.0015\tf\n",
     );
     expect(fields({})).toHaveLength(COPY_COLUMNS.length);
   });
@@ -56,6 +56,8 @@ describe("encodeCopyRows", () => {
   test.each([
     ["cacheHit", true, "cache_hit", "t"],
     ["cacheHit", undefined, "cache_hit", "f"],
+    ["tokensEstimated", true, "tokens_estimated", "t"],
+    ["tokensEstimated", undefined, "tokens_estimated", "f"],
     ["ttfbMs", null, "ttfb_ms", "\\N"],
     ["ttfbMs", Number.NaN, "ttfb_ms", "\\N"],
     ["inputTokens", undefined, "input_tokens", "0"],

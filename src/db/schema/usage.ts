@@ -31,6 +31,8 @@ export const usageRecords = pgTable(
     cacheReadTokens: bigint("cache_read_tokens", { mode: "number" }).notNull().default(0),
     cacheWriteTokens: bigint("cache_write_tokens", { mode: "number" }).notNull().default(0),
     reasoningTokens: bigint("reasoning_tokens", { mode: "number" }).notNull().default(0),
+    /** The token counts are the gateway's own count: the upstream never said (a stream that ended early). */
+    tokensEstimated: boolean("tokens_estimated").notNull().default(false),
     costUsd: doublePrecision("cost_usd").notNull().default(0),
   },
   (table) => [
