@@ -17,6 +17,12 @@ const DEFAULT_KEY_CACHE_TTL_MS = 60_000;
 const DEFAULT_UPSTREAM_TIMEOUT_MS = 120_000;
 /** Two retries per request, begun within 15 s, backing off 0.5 s, 1 s, … up to 8 s. */
 const DEFAULT_RETRIES: RetryPolicy = { attempts: 2, budgetMs: 15_000, baseDelayMs: 500, maxDelayMs: 8_000 };
+/** Below the idle timeouts of common proxies and load balancers (30–60 s). */
+const DEFAULT_STREAM_KEEPALIVE_MS = 15_000;
+/** Reasoning models think for minutes; an upstream silent for longer is gone. */
+const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000;
+/** Room for an answer of several base64 images (a 1536×1024 PNG is about 4 MB of base64). */
+const DEFAULT_MAX_UPSTREAM_BYTES = 64 * 1024 * 1024;
 
 /** What the value of a setting had to be, and the value itself when it is safe to show. */
 function badSetting(name: keyof EnvSettings, value: string): ConfigError {
@@ -157,6 +163,10 @@ export function loadConfig(env: Env = process.env): Config {
     upstreamTimeoutMs: file.server?.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
     retries: { ...DEFAULT_RETRIES, ...file.server?.retries },
     trustProxy: file.server?.trustProxy ?? false,
+    streamKeepaliveMs: file.server?.streamKeepaliveMs ?? DEFAULT_STREAM_KEEPALIVE_MS,
+    streamIdleTimeoutMs: file.server?.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+    maxUpstreamBodyBytes: file.server?.maxUpstreamBodyBytes ?? DEFAULT_MAX_UPSTREAM_BYTES,
+    maxUpstreamEventBytes: file.server?.maxUpstreamEventBytes ?? DEFAULT_MAX_UPSTREAM_BYTES,
     providers: file.providers,
     models: file.models,
     tiers: file.tiers,

@@ -348,6 +348,14 @@ export const FileConfigSchema = t.Object(
           retries: t.Optional(RetriesSchema),
           /** Believe `x-forwarded-host` / `x-forwarded-proto` (only behind a proxy that sets them); default false. */
           trustProxy: t.Optional(t.Boolean()),
+          /** A stream with nothing to send for this long gets a keep-alive (Messages `ping`, an SSE comment otherwise), ms. */
+          streamKeepaliveMs: t.Optional(t.Integer({ minimum: 100, maximum: 60_000 })),
+          /** A stream whose upstream has sent nothing for this long ends with the format's error event, ms. */
+          streamIdleTimeoutMs: t.Optional(t.Integer({ minimum: 100 })),
+          /** Largest non-streamed upstream answer read; a larger one fails the request with 502, bytes. */
+          maxUpstreamBodyBytes: t.Optional(t.Integer({ minimum: 1024 })),
+          /** Largest single upstream stream event read; a larger one ends the stream with the format's error event, bytes. */
+          maxUpstreamEventBytes: t.Optional(t.Integer({ minimum: 1024 })),
         },
         { additionalProperties: false },
       ),
@@ -376,6 +384,10 @@ export interface Config {
   readonly retries: RetryPolicy;
   /** Whether `x-forwarded-host` / `x-forwarded-proto` are believed (server.trustProxy). */
   readonly trustProxy: boolean;
+  readonly streamKeepaliveMs: number;
+  readonly streamIdleTimeoutMs: number;
+  readonly maxUpstreamBodyBytes: number;
+  readonly maxUpstreamEventBytes: number;
   readonly providers: Readonly<Record<string, Provider>>;
   readonly models: Readonly<Record<string, ModelConfig>>;
   readonly tiers: Readonly<Record<(typeof TIERS)[number], TierConfig>>;

@@ -1,9 +1,10 @@
+import type { Server } from "bun";
 import { Elysia, type AnyElysia } from "elysia";
 import pkg from "../../package.json" with { type: "json" };
 import type { WireFormat } from "../canonical/wire-format.ts";
 import { GatewayError } from "../canonical/gateway-error.ts";
 import type { GatewayDeps } from "../pipeline/gateway-deps.ts";
-import { handleChatRequest } from "../pipeline/handle-chat-request.ts";
+import { handleChatRequest, type ClientConnection } from "../pipeline/handle-chat-request.ts";
 import { handleCountTokens, type CountTokensOptions } from "../pipeline/handle-count-tokens.ts";
 import { handleGetModel, handleListModels } from "../pipeline/handle-models.ts";
 import { newRequestId } from "../pipeline/new-request-id.ts";
@@ -59,22 +60,27 @@ export interface AppOps {
   readonly tracing: Tracing;
 }
 
-type Handler = (request: Request) => Promise<Response>;
+type Handler = (request: Request, connection: ClientConnection) => Promise<Response>;
+
+/** The request's connection on the Bun server (absent outside one, as in tests that call the app directly). */
+function connectionOf(server: Server<unknown> | null, request: Request): ClientConnection {
+  return { idleTimeout: (seconds) => server?.timeout(request, seconds) };
+}
 
 /** Notes a stream's start (in-flight gauge) and opens the request span when tracing is on. */
-function served(ops: AppOps, name: string, handler: Handler): (ctx: { request: Request }) => Promise<Response> {
+function served(ops: AppOps, name: string, handler: Handler): (ctx: { request: Request; server: Server<unknown> | null }) => Promise<Response> {
   if (!ops.tracing.enabled) {
-    return async ({ request }) => {
-      const response = await handler(request);
+    return async ({ request, server }) => {
+      const response = await handler(request, connectionOf(server, request));
       ops.inFlight.responded(response);
       return response;
     };
   }
-  return async ({ request }) => {
+  return async ({ request, server }) => {
     const span = ops.tracing.startSpan(name, { "http.request.method": request.method });
     setRequestSpan(request, span);
     try {
-      const response = await handler(request);
+      const response = await handler(request, connectionOf(server, request));
       ops.inFlight.responded(response);
       span.setAttributes({
         "http.response.status_code": response.status,
@@ -112,10 +118,10 @@ export function createApp(
     })
     .get("/", () => Response.json(SERVICE))
     .head("/", () => new Response(null, { headers: { "content-type": "application/json" } }))
-    .post("/v1/messages", served(ops, "POST /v1/messages", (request) => handleChatRequest("messages", request, deps)), { parse: "none" })
+    .post("/v1/messages", served(ops, "POST /v1/messages", (request, connection) => handleChatRequest("messages", request, deps, connection)), { parse: "none" })
     .post("/v1/messages/count_tokens", served(ops, "POST /v1/messages/count_tokens", (request) => handleCountTokens(request, deps, counting)), { parse: "none" })
-    .post("/v1/chat/completions", served(ops, "POST /v1/chat/completions", (request) => handleChatRequest("chat", request, deps)), { parse: "none" })
-    .post("/v1/responses", served(ops, "POST /v1/responses", (request) => handleChatRequest("responses", request, deps)), { parse: "none" })
+    .post("/v1/chat/completions", served(ops, "POST /v1/chat/completions", (request, connection) => handleChatRequest("chat", request, deps, connection)), { parse: "none" })
+    .post("/v1/responses", served(ops, "POST /v1/responses", (request, connection) => handleChatRequest("responses", request, deps, connection)), { parse: "none" })
     .get("/v1/models", ({ request }) => handleListModels(request, deps))
     .get("/v1/models/:id", ({ request, params }) => handleGetModel(request, params.id, deps));
   for (const plugin of plugins) app.use(plugin);

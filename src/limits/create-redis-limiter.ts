@@ -85,7 +85,10 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
         if (!concKey) return;
         held.delete(id);
         // If this fails the slot still lapses at its expiry.
-        releaseScript([concKey], [id]).catch(() => {});
+        return releaseScript([concKey], [id]).then(
+          () => {},
+          () => {},
+        );
       },
     };
   }

@@ -16,8 +16,12 @@ export interface LimitSubject {
 export interface Lease {
   /** `x-ratelimit-*-requests` values for the response; empty when the account has no rpm cap. */
   readonly headers: Readonly<Record<string, string>>;
-  /** Frees the concurrency slot. Idempotent: only the first call counts. */
-  release(): void;
+  /**
+   * Frees the concurrency slot. Idempotent: only the first call counts. A shared backend returns the
+   * promise of the slot being free everywhere (it never rejects): awaited before an answer's last
+   * byte, a client that sends its next request on that byte finds the slot free.
+   */
+  release(): void | Promise<void>;
 }
 
 export type LimitDecision = { readonly ok: true; readonly lease: Lease } | { readonly ok: false; readonly error: GatewayError };

@@ -16,7 +16,6 @@ import { isJsonObject, type JsonObject } from "../upstream/effort-result.ts";
 import { fitThinkingConstraints } from "../upstream/messages/fit-thinking-constraints.ts";
 import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
 import { forwardSameFormat } from "../upstream/passthrough/forward-same-format.ts";
-import { sniffUsage } from "../upstream/passthrough/sniff-usage.ts";
 import { readResponseId } from "./read-response-id.ts";
 import { API_PATHS, type ResolvedProvider } from "../upstream/resolve-providers.ts";
 import { normalizeToolIds } from "../routing/normalize-tool-ids.ts";
@@ -27,6 +26,14 @@ import type { StreamOutcome } from "../upstream/translated/stream-outcome.ts";
 
 const NO_WARNINGS: readonly string[] = [];
 
+/** What bounds an upstream call once it answers (see the `server` section of the config). */
+export interface UpstreamLimits {
+  readonly keepaliveMs: number;
+  readonly idleMs: number;
+  readonly maxEventBytes: number;
+  readonly maxBodyBytes: number;
+}
+
 /** One request as the pipeline holds it while trying models. */
 export interface ModelCall {
   readonly format: WireFormat;
@@ -34,6 +41,10 @@ export interface ModelCall {
   readonly stream: boolean;
   readonly client: Request;
   readonly timeoutMs: number;
+  /** Stream keep-alive and idle limits, the largest upstream event and non-stream answer read. */
+  readonly limits: UpstreamLimits;
+  /** Streams: called once just before the last bytes go out (the concurrency slot is freed there). */
+  readonly beforeLastBytes?: () => void | Promise<void>;
   /** The client's body before any model was tried; each attempt works on a shallow copy. */
   readonly body: JsonObject;
   /** The client's body in canonical form, decoded once when a cross-format model is first tried. */
@@ -131,10 +142,12 @@ export async function callModel(call: ModelCall, name: string, model: ModelConfi
       tier: call.tier,
       hideUsageChunk,
       keepChunks: call.collect,
+      limits: call.limits,
+      ...(call.beforeLastBytes ? { beforeLastBytes: call.beforeLastBytes } : {}),
       onEnd: (end) => {
         const responseId = call.onResponseId ? readResponseId(end.firstEvent) : undefined;
         if (responseId) call.onResponseId!(name, responseId);
-        const usage = end.hiddenUsageChunk !== undefined ? sniffUsage("chat", [Buffer.from(end.hiddenUsageChunk)]) : sniffUsage(call.format, end.tail, end.firstEvent);
+        const { usage, startUsage } = end;
         // Kept as sent, decoded only if the cache is ever asked for it. A hidden usage chunk is
         // not among the chunks sent: the usage goes beside them.
         const raw: RawAnswer | undefined =
@@ -143,7 +156,9 @@ export async function callModel(call: ModelCall, name: string, model: ModelConfi
             : undefined;
         call.onStreamEnd({
           clientAborted: end.clientAborted,
+          sentTokens: end.sentTokens,
           ...(usage ? { usage } : {}),
+          ...(startUsage ? { startUsage } : {}),
           ...(end.failure !== undefined ? { error: end.failure } : {}),
           ...(raw ? { raw } : {}),
         });
@@ -182,6 +197,8 @@ export async function callModel(call: ModelCall, name: string, model: ModelConfi
     adapter,
     format: CLIENT_FORMATS[call.format],
     encode,
+    limits: call.limits,
+    ...(call.beforeLastBytes ? { beforeLastBytes: call.beforeLastBytes } : {}),
     onStreamEnd: remember
       ? (outcome) => {
           if (outcome.response) {

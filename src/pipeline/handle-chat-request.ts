@@ -19,10 +19,12 @@ import type { Lease } from "../limits/limiter.ts";
 import { resolveTier } from "../routing/resolve-tier.ts";
 import { isJsonObject, type JsonObject } from "../upstream/effort-result.ts";
 import { sniffUsage } from "../upstream/passthrough/sniff-usage.ts";
+import { billStreamUsage } from "../usage/bill-stream-usage.ts";
+import { estimateRequestTokens } from "../usage/estimate-request-tokens.ts";
 import { acquireLease, NO_LEASE } from "./acquire-lease.ts";
 import { answerFromCache } from "./answer-from-cache.ts";
 import { authenticateRequest } from "./authenticate-request.ts";
-import type { HistoryAccess, ModelAnswer, ModelCall } from "./call-model.ts";
+import type { HistoryAccess, ModelAnswer, ModelCall, UpstreamLimits } from "./call-model.ts";
 import type { HistoryTurn } from "../cache/create-response-history.ts";
 import { callWithFailover } from "./call-with-failover.ts";
 import type { GatewayDeps } from "./gateway-deps.ts";
@@ -55,6 +57,22 @@ interface Served {
   readonly stream: boolean;
 }
 
+/**
+ * The client's connection, as far as the pipeline steers it: the server's idle timeout (Bun closes a
+ * connection that moved no byte for that long). While an upstream is called the gateway's own
+ * deadlines rule; once the answer goes out, a timeout above the keep-alive interval frees the
+ * connection of a client that stopped reading without ever cutting a live stream.
+ */
+export interface ClientConnection {
+  idleTimeout(seconds: number): void;
+}
+
+/** Bun's largest idle timeout. */
+const MAX_IDLE_SECONDS = 255;
+
+/** The idle timeout while the answer is sent: two keep-alive intervals, and never below the server's usual 30 s. */
+const answerIdleSeconds = (keepaliveMs: number): number => Math.min(MAX_IDLE_SECONDS, Math.max(30, Math.ceil((2 * keepaliveMs) / 1000)));
+
 /** The response-cache entry a request may read and write, or none. */
 interface CacheSlot {
   readonly cache: ResponseCache;
@@ -70,7 +88,7 @@ interface CacheSlot {
  * The slot is held until the last byte has gone (or the client has), and the request is reported
  * to the observers at that moment.
  */
-export async function handleChatRequest(format: WireFormat, request: Request, deps: GatewayDeps): Promise<Response> {
+export async function handleChatRequest(format: WireFormat, request: Request, deps: GatewayDeps, connection?: ClientConnection): Promise<Response> {
   const requestId = newRequestId();
   let headers: Record<string, string> = {};
   let stream = false;
@@ -83,6 +101,7 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     track.fields.plan = principal.plan;
     const body = checkBody[format](await readJsonBody(request, deps.config.bodyLimitBytes)) as JsonObject;
     checkApiRules(format, body);
+    connection?.idleTimeout(0);
     stream = body.stream === true;
     deps.logBody?.(requestId, body);
     const tier = resolveTier(typeof body.model === "string" ? body.model : undefined, principal);
@@ -97,11 +116,30 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     if (hit) return hit;
     return await answerFromModels(served, slot, (next) => (headers = next));
   } catch (error) {
-    lease.release();
+    // An error body is a whole answer: the slot is free before it goes out.
+    await lease.release();
     const response = renderError(error, format, requestId, headers);
-    track.finish(response.status, { errorType: toGatewayError(error).type });
+    const failure = toGatewayError(error);
+    track.finish(response.status, { errorType: failure.type, ...(failure.status === 499 ? { clientAborted: true } : {}) });
     return response;
+  } finally {
+    connection?.idleTimeout(answerIdleSeconds(deps.config.streamKeepaliveMs));
   }
+}
+
+/** The request's input tokens counted by the gateway; 0 if its body cannot be read as a request (it was sent as it came). */
+function countInput(decode: () => Converted<CanonicalRequest>): number {
+  try {
+    return estimateRequestTokens(decode().value);
+  } catch {
+    return 0;
+  }
+}
+
+/** The upstream limits of the config in use. */
+function upstreamLimits(deps: GatewayDeps): UpstreamLimits {
+  const { config } = deps;
+  return { keepaliveMs: config.streamKeepaliveMs, idleMs: config.streamIdleTimeoutMs, maxEventBytes: config.maxUpstreamEventBytes, maxBodyBytes: config.maxUpstreamBodyBytes };
 }
 
 async function smartPlusTurn(s: Served, headers: Record<string, string>): Promise<Response> {
@@ -137,7 +175,7 @@ async function serveFromCache(s: Served, slot: CacheSlot, headers: Record<string
   const own = { ...headers, "x-router-request-id": s.requestId, [REQUEST_ID_HEADER[s.format]]: s.requestId };
   const response = answerFromCache(s.format, hit, s.stream, s.tier, includeUsage, own);
   s.track.markFirstByte();
-  s.lease.release();
+  await s.lease.release();
   s.track.finish(200, { usage: hit.response.usage });
   return response;
 }
@@ -162,6 +200,8 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
     stream: s.stream,
     client: s.request,
     timeoutMs: deps.config.upstreamTimeoutMs,
+    limits: upstreamLimits(deps),
+    beforeLastBytes: () => lease.release(),
     body: s.body,
     canonical: decode,
     collect: store !== undefined,
@@ -170,12 +210,14 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
     ...(format === "responses" ? { onResponseId: (name: string, id: string) => route.pin(name, id) } : {}),
     ...(format === "responses" ? historyAccess(s) : {}),
     onStreamEnd: (outcome) => {
-      lease.release();
+      void lease.release();
       const whole = outcome.response ?? outcome.raw;
       if (store && whole) store.cache.put(store.key, whole, answeredHeaders);
+      // Every streamed token is billed, whoever ended the stream and however.
+      const usage = billStreamUsage(outcome, () => countInput(decode));
       track.finish(200, {
         clientAborted: outcome.clientAborted,
-        ...(outcome.usage ? { usage: outcome.usage } : {}),
+        usage,
         ...(outcome.error !== undefined ? { streamError: outcome.error } : {}),
       });
     },
@@ -210,7 +252,11 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
   if (dropped.length > 0) headers["x-router-warning"] = `dropped, no ${format} counterpart: ${dropped.join(", ")}`;
   setHeaders(headers);
   track.markFirstByte();
-  if (!s.stream) queueMicrotask(() => finishWhole(s, answer, store, answeredHeaders));
+  if (!s.stream) {
+    // The whole body goes out at once: the slot is free before it does.
+    await lease.release();
+    queueMicrotask(() => finishWhole(s, answer, store, answeredHeaders));
+  }
   return new Response(answer.body, { status: 200, headers });
 }
 
@@ -233,9 +279,8 @@ function historyAccess(s: Served): { history?: HistoryAccess } {
   };
 }
 
-/** After a JSON answer has been handed over: free the slot, store it, report it. */
+/** After a JSON answer has been handed over: store it, report it. */
 function finishWhole(s: Served, answer: ModelAnswer, store: CacheSlot | undefined, answeredHeaders: Record<string, string>): void {
-  s.lease.release();
   if (store) {
     // Translated answers are decoded already; a passed-through body is kept as it is.
     const whole = answer.response ?? (answer.body instanceof Uint8Array ? { kind: "json" as const, api: s.format, bytes: [answer.body] } : undefined);

@@ -220,6 +220,7 @@ function modelCall(format: "chat" | "responses", text: string): ModelCall {
     stream: false,
     client: new Request("http://gateway.test/"),
     timeoutMs: 10_000,
+    limits: { keepaliveMs: 15_000, idleMs: 300_000, maxEventBytes: 64 * 1024 * 1024, maxBodyBytes: 64 * 1024 * 1024 },
     body,
     canonical: () => {
       throw new Error("same-format calls only");

@@ -41,36 +41,17 @@ describe("SSE first event", () => {
   });
 
   test("waits across chunks and skips comment-only blocks", async () => {
-    const first = await readFirstEvent(readerOf([": ping\n\n", "event: a\nda", 'ta: {"x":1}\n\nevent: b\n']));
+    const first = await readFirstEvent(readerOf([": ping\n\n", "event: a\nda", 'ta: {"x":1}\n\nevent: b\n']), 1024);
     expect(first?.event).toEqual({ event: "a", data: '{"x":1}' });
     expect(first?.buffered.toString()).toBe(': ping\n\nevent: a\ndata: {"x":1}\n\nevent: b\n');
   });
 
   test("null when the stream ends before an event", async () => {
-    expect(await readFirstEvent(readerOf(["event: a\n"]))).toBeNull();
+    expect(await readFirstEvent(readerOf(["event: a\n"]), 1024)).toBeNull();
   });
-});
 
-import { createTerminalWatch } from "../../src/upstream/passthrough/create-terminal-watch.ts";
-
-describe("createTerminalWatch", () => {
-  const cases: Array<[string, "messages" | "chat" | "responses", string[], boolean]> = [
-    ["messages ending with message_stop", "messages", ['event: message_start\ndata: {}\n\n', 'event: message_stop\ndata: {"type":"message_stop"}\n\n'], true],
-    ["messages cut before message_stop", "messages", ['event: message_start\ndata: {}\n\n', 'event: content_block_delta\ndata: {}\n\n'], false],
-    ["messages marker split across chunks", "messages", ["event: message_st", 'op\ndata: {"type":"message_stop"}\n\n'], true],
-    ["messages ending with an error event", "messages", ['event: error\ndata: {"type":"error"}\n\n'], true],
-    ["chat with [DONE]", "chat", ['data: {"choices":[]}\n\n', "data: [DONE]\n\n"], true],
-    ["chat without [DONE]", "chat", ['data: {"choices":[]}\n\n'], false],
-    ["responses completed", "responses", ["event: response.created\ndata: {}\n\n", `event: response.completed\ndata: {"x":"${"y".repeat(5000)}"}\n\n`], true],
-    ["responses completed, marker split mid-line", "responses", ["event: response.created\ndata: {}\n\nevent: response.comp", `leted\ndata: {"x":"${"y".repeat(5000)}"}\n\n`], true],
-    ["responses incomplete", "responses", ["event: response.incomplete\ndata: {}\n\n"], true],
-    ["responses cut", "responses", ["event: response.created\ndata: {}\n\n", "event: response.output_text.delta\ndata: {}\n\n"], false],
-  ];
-  for (const [name, format, chunks, finished] of cases) {
-    test(name, () => {
-      const watch = createTerminalWatch(format);
-      for (const chunk of chunks) watch.observe(Buffer.from(chunk));
-      expect(watch.finished).toBe(finished);
-    });
-  }
+  test("refuses a first event longer than the limit, without waiting for its end", async () => {
+    const error = await readFirstEvent(readerOf(["data: {", "x".repeat(600), "x".repeat(600)]), 1024).catch((e: unknown) => e);
+    expect(String(error)).toContain("larger than 1024 bytes");
+  });
 });

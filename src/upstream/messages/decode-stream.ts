@@ -22,6 +22,10 @@ export interface MessagesDecodeState {
   readonly usage: Usage;
   /** The usage of the messages already stopped in this stream: each was billed on its own. */
   readonly spent: Usage;
+  /** Whether the open message's `message_delta` reported its usage (without one, only `message_start`'s is known). */
+  readonly reported?: boolean;
+  /** A stopped message never reported its final usage: the answer's output is not known. */
+  readonly unreported?: boolean;
   readonly stop: StopReason | null;
 }
 
@@ -70,7 +74,7 @@ function onMessageStart(state: MessagesDecodeState, data: JsonObject): Step {
   if (state.phase === "open") return message.id === state.messageId ? [state, []] : malformed(state, "a message_start while another message was open");
   const usage = usageFromMessages(message.usage);
   const stop = typeof message.stop_reason === "string" ? stopReasonFromMessages(message.stop_reason, message.stop_sequence) : state.stop;
-  const opened: MessagesDecodeState = { ...state, phase: "open", messageId: message.id, blocks: new Map(), usage, stop };
+  const opened: MessagesDecodeState = { ...state, phase: "open", messageId: message.id, blocks: new Map(), usage, stop, reported: false };
   const model = typeof message.model === "string" ? message.model : "";
   const start: StreamEvent[] = state.phase === "before" ? [{ type: "start", id: message.id, model, usage }] : [];
   return prepopulated(opened, Array.isArray(message.content) ? message.content : [], start);
@@ -173,13 +177,14 @@ function onMessageDelta(state: MessagesDecodeState, data: JsonObject): Step {
   // Usage in message_delta is cumulative: it replaces, field by field, what message_start said.
   const usage = usageFromMessages(data.usage, state.usage);
   const stop = delta.stop_reason === undefined || delta.stop_reason === null ? state.stop : stopReasonFromMessages(delta.stop_reason, delta.stop_sequence);
-  return [{ ...state, usage, stop }, []];
+  return [{ ...state, usage, stop, ...(isObject(data.usage) ? { reported: true } : {}) }, []];
 }
 
 /** A message stops: its blocks close, its usage is counted; the answer finishes when the stream ends. */
 function onMessageStop(state: MessagesDecodeState): Step {
   const stops: StreamEvent[] = [...state.open].map((index) => ({ type: "block_stop", index }));
-  return [{ ...state, phase: "between", open: new Set(), spent: addUsage(state.spent, state.usage), usage: ZERO_USAGE }, stops];
+  const unreported = state.unreported === true || state.reported !== true;
+  return [{ ...state, phase: "between", open: new Set(), spent: addUsage(state.spent, state.usage), usage: ZERO_USAGE, unreported }, stops];
 }
 
 function dispatch(state: MessagesDecodeState, type: string, data: JsonObject): Step {
@@ -229,7 +234,11 @@ export const messagesStreamDecoder: StreamDecoder<MessagesDecodeState> = {
     return dispatch(state, type, data);
   },
   end: (state) => {
-    if (state.phase === "between") return [{ type: "finish", stopReason: state.stop ?? stopReasonFromMessages(null), usage: state.spent }];
+    if (state.phase === "between") {
+      // Without a message's final count the output is not known: the usage says so, and the gateway counts it.
+      const usage = state.unreported ? { ...state.spent, estimated: true } : state.spent;
+      return [{ type: "finish", stopReason: state.stop ?? stopReasonFromMessages(null), usage }];
+    }
     return state.phase === "done" ? [] : [{ type: "error", error: { status: 502, type: "upstream_error", message: "upstream stream ended before message_stop" } }];
   },
 };

@@ -3,6 +3,8 @@ import type { WireFormat } from "../../canonical/wire-format.ts";
 import { classifyUpstreamError } from "../classify-upstream-error.ts";
 import { callFailure } from "../call-failure.ts";
 import { createCallGuard, type AbortCause } from "../create-call-guard.ts";
+import { readCappedBody, readErrorText } from "../read-capped-body.ts";
+import { upstreamFetchTimeout } from "../upstream-fetch-timeout.ts";
 import { readFirstEvent, type ByteReader } from "../sse/read-first-event.ts";
 import { checkFirstEvent } from "./check-first-event.ts";
 import { rewriteModel } from "./create-model-rewriter.ts";
@@ -27,6 +29,10 @@ export interface ForwardRequest {
   readonly keepChunks?: boolean;
   /** Streams: called once when the stream has ended. */
   readonly onEnd?: (end: PipeEnd & { readonly firstEvent: string }) => void;
+  /** Streams: called once just before the last bytes go out (see PipeOptions). */
+  readonly beforeLastBytes?: () => void | Promise<void>;
+  /** Stream keep-alive and idle limits, and the largest event and non-stream body read. */
+  readonly limits: PipeOptions["limits"] & { readonly maxBodyBytes: number };
 }
 
 export interface Forwarded {
@@ -35,9 +41,10 @@ export interface Forwarded {
 }
 
 async function openUpstream(request: ForwardRequest, signal: AbortSignal): Promise<Response> {
-  const response = await fetch(request.url, { method: "POST", headers: request.headers, body: request.body, signal });
+  const timeout = upstreamFetchTimeout(request.timeoutMs, request.limits.idleMs);
+  const response = await fetch(request.url, { method: "POST", headers: request.headers, body: request.body, signal, timeout });
   if (!response.ok) {
-    const text = await response.text().catch(() => "");
+    const text = await readErrorText(response);
     throw classifyUpstreamError(response.status, text, response.headers);
   }
   return response;
@@ -82,12 +89,12 @@ function looksComplete(bytes: Uint8Array): boolean {
 
 /** Non-stream: the body as bytes, checked for completeness without a parse, with `model` rewritten. */
 async function readBody(response: Response, request: ForwardRequest): Promise<Forwarded> {
-  const bytes = new Uint8Array(await response.arrayBuffer());
+  const bytes = await readCappedBody(response, request.limits.maxBodyBytes);
   if (!looksComplete(bytes)) {
     throw new GatewayError(502, "api_error", "upstream sent a malformed response body", { retryable: true });
   }
   const contentType = response.headers.get("content-type") ?? "application/json";
-  const body = request.upstreamModelId === request.tier ? bytes : rewriteModel(Buffer.from(bytes.buffer), request.upstreamModelId, request.tier)[0];
+  const body = request.upstreamModelId === request.tier ? bytes : rewriteModel(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), request.upstreamModelId, request.tier)[0];
   return { body, contentType };
 }
 
@@ -99,11 +106,20 @@ async function startStream(response: Response, request: ForwardRequest): Promise
   }
   const reader: ByteReader = response.body.getReader();
   try {
-    const first = await readFirstEvent(reader);
+    const first = await readFirstEvent(reader, request.limits.maxEventBytes);
     if (!first) throw new GatewayError(502, "api_error", "upstream closed the stream before the first event", { retryable: true });
     checkFirstEvent(first.event);
-    const { format, upstreamModelId, tier, client, onEnd, hideUsageChunk, keepChunks } = request;
-    const options: PipeOptions = { format, upstreamModelId, tier, client, hideUsageChunk: hideUsageChunk === true, keepChunks: keepChunks === true };
+    const { format, upstreamModelId, tier, client, onEnd, hideUsageChunk, keepChunks, limits, beforeLastBytes } = request;
+    const options: PipeOptions = {
+      format,
+      upstreamModelId,
+      tier,
+      client,
+      limits,
+      hideUsageChunk: hideUsageChunk === true,
+      keepChunks: keepChunks === true,
+      ...(beforeLastBytes ? { beforeLastBytes } : {}),
+    };
     if (onEnd) options.onEnd = (end: PipeEnd) => onEnd({ ...end, firstEvent: first.event.data });
     return { body: pipeStream(reader, first.buffered, options), contentType: "text/event-stream; charset=utf-8" };
   } catch (error) {

@@ -1,14 +1,19 @@
 import { CONTENT_FILTERED_ERROR } from "../../canonical/content-filtered.ts";
 import { GatewayError } from "../../canonical/gateway-error.ts";
+import type { Usage } from "../../canonical/usage.ts";
 import type { WireFormat } from "../../canonical/wire-format.ts";
 import { encodeStreamError } from "../../formats/encode-stream-error.ts";
-import { readNext, type ByteReader } from "../sse/read-first-event.ts";
-import { createFilterScreen } from "./create-filter-screen.ts";
-import { createModelRewriter } from "./create-model-rewriter.ts";
-import { createTerminalWatch } from "./create-terminal-watch.ts";
-import { cutChatUsageChunk } from "./cut-chat-usage-chunk.ts";
-import { readFilteredRest } from "./read-filtered-rest.ts";
+import { STREAM_KEEPALIVE } from "../../formats/encode-stream-keepalive.ts";
 import { asBuffer } from "../as-buffer.ts";
+import { createStreamClock, type StreamBeat, type StreamLimits } from "../sse/create-stream-clock.ts";
+import { readNext, type ByteReader } from "../sse/read-first-event.ts";
+import { streamFailures } from "../sse/stream-failures.ts";
+import { createEventFramer } from "./create-event-framer.ts";
+import { createEventInspector } from "./create-event-inspector.ts";
+import { createModelRewriter } from "./create-model-rewriter.ts";
+import { forEachEvent } from "./for-each-event.ts";
+import { readFilteredRest } from "./read-filtered-rest.ts";
+import { sniffUsage } from "./sniff-usage.ts";
 
 export interface PipeOptions {
   readonly format: WireFormat;
@@ -17,8 +22,15 @@ export interface PipeOptions {
   readonly tier: string;
   /** The client's request: once it has gone, a broken upstream is nobody's news. */
   readonly client: Request;
+  /** Keep-alive and idle limits, and the longest event passed on. */
+  readonly limits: StreamLimits & { readonly maxEventBytes: number };
   /** Called once when the stream has ended, however it ended. */
   onEnd?: (end: PipeEnd) => void;
+  /**
+   * Called once just before the stream's last bytes go out (its terminal event, or the error event
+   * that ends it): what the stream holds (its concurrency slot) is free before the client has it all.
+   */
+  readonly beforeLastBytes?: () => void | Promise<void>;
   /** Chat: the gateway asked for the usage chunk, the client did not; it is taken out (and kept for accounting). */
   readonly hideUsageChunk?: boolean;
   /** Keep every chunk sent (by reference, up to a size) so the whole answer can be rebuilt at the end. */
@@ -28,30 +40,32 @@ export interface PipeOptions {
 /** Beyond this, a stream is not kept for the response cache. */
 const KEEP_LIMIT_BYTES = 4 * 1024 * 1024;
 
-/** How a piped stream ended, with its last chunks (where the closing events and their usage are). */
+/** How a piped stream ended. */
 export interface PipeEnd {
-  /** The message of the error event that ended the stream, when it failed or a content filter blocked it. */
+  /** The message of the error event that ended the stream (the gateway's or the upstream's), when it failed or a content filter blocked it. */
   readonly failure?: string;
   readonly clientAborted: boolean;
-  /**
-   * The last two chunks sent, oldest first, where the closing events and their usage are; after a
-   * content filter, followed by the withheld ending (the blocked event and what came after it).
-   */
-  readonly tail: readonly Uint8Array[];
-  /** The JSON of the usage chunk taken out of a Chat stream (see `hideUsageChunk`). */
-  readonly hiddenUsageChunk?: string;
+  /** The usage the upstream reported for the whole answer, when it did. */
+  readonly usage?: Usage;
+  /** What the upstream reported at the start (Messages: the input tokens). */
+  readonly startUsage?: Usage;
+  /** The tokens of the text sent to the client, counted by the gateway. */
+  readonly sentTokens: number;
   /** Every chunk sent, when `keepChunks` was asked and the stream stayed within the size kept. */
   readonly chunks?: readonly Uint8Array[];
 }
 
 const SEQUENCE_FIELD = Buffer.from('"sequence_number":');
+const BLANK_LINE = Buffer.from("\n\n");
+const EMPTY = Buffer.alloc(0);
 
 /**
  * The last Responses `sequence_number` among the chunks sent, newest first, so an appended error
  * event continues the count. Only needed on the failure path, so nothing is tracked per chunk.
  */
-function lastSequenceNumber(chunks: readonly Uint8Array[]): number {
+function lastSequenceNumber(chunks: readonly (Uint8Array | undefined)[]): number {
   for (const chunk of chunks) {
+    if (!chunk) continue;
     const bytes = asBuffer(chunk);
     const at = bytes.lastIndexOf(SEQUENCE_FIELD);
     if (at < 0) continue;
@@ -61,92 +75,149 @@ function lastSequenceNumber(chunks: readonly Uint8Array[]): number {
   return -1;
 }
 
+/** Why a stream stops before (or at) its upstream's end. */
+type Stop =
+  /** The terminal event went out, or the upstream's own error event (`failure`): nothing more is sent. */
+  | { readonly kind: "end"; readonly failure?: string }
+  /** A content filter's ending: the format's filter error replaces it. */
+  | { readonly kind: "filtered"; readonly blocked: Buffer }
+  /** The gateway ends the stream with the format's error event. */
+  | { readonly kind: "fail"; readonly error: GatewayError };
+
+const clock = createStreamClock();
+
 /**
  * Pipes the upstream stream to the client through Bun's direct sink (no intermediate JS queue),
- * rewriting `model` and watching for the terminal event as bytes go by.
+ * whole events only: each is read once as it passes (a malformed one is never sent, and ends the
+ * stream), `model` is rewritten in place, and a quiet stream gets the format's keep-alives.
  */
 export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptions): ReadableStream<Uint8Array> {
+  const { format, limits } = request;
+  const framer = createEventFramer(limits.maxEventBytes);
+  const inspector = createEventInspector(format, request.hideUsageChunk === true);
   const rewriter = createModelRewriter(request.upstreamModelId, request.tier);
-  const watch = createTerminalWatch(request.format);
-  // Messages has no filter ending (its `refusal` is the model's own stop): nothing to screen.
-  const screen = request.format === "messages" ? undefined : createFilterScreen(request.format);
   // Messages streams name the model once (message_start); after it, bytes pass through untouched.
-  const rewriteEveryChunk = request.format !== "messages" && request.upstreamModelId !== request.tier;
+  const rewriteEveryChunk = format !== "messages" && request.upstreamModelId !== request.tier;
   let raw = request.upstreamModelId === request.tier;
   // The last two chunks sent: where the failure path finds the sequence number.
   let latest: Uint8Array | undefined;
   let previous: Uint8Array | undefined;
-
-  let hiddenUsageChunk: string | undefined;
   let kept: Uint8Array[] | undefined = request.keepChunks ? [] : undefined;
   let keptBytes = 0;
-  const transform = (chunk: Uint8Array): Uint8Array => {
-    let out = chunk;
-    if (request.hideUsageChunk && hiddenUsageChunk === undefined) {
-      const cut = cutChatUsageChunk(out);
-      out = cut.rest;
-      hiddenUsageChunk = cut.removed;
-    }
-    if (!raw) {
-      out = rewriter.push(out);
-      if (!rewriteEveryChunk && rewriter.rewritten > 0) {
-        const rest = rewriter.flush();
-        raw = true;
-        if (rest.length > 0) out = Buffer.concat([out, rest]);
+  let stop: Stop | undefined;
+  let clientGone = false;
+  let idled = false;
+  let writing = false;
+  let sink: ReadableStreamDirectController | undefined;
+  let beat: StreamBeat | undefined;
+
+  /** The events in `bytes` that may go out; sets `stop` at the first one that ends the stream. */
+  const admit = (bytes: Buffer, atEnd = false): Buffer => {
+    if (bytes.length === 0) return bytes;
+    let until = bytes.length;
+    let hideFrom = -1;
+    let hideTo = -1;
+    forEachEvent(bytes, (event) => {
+      if (event.end - event.start > limits.maxEventBytes) {
+        stop = { kind: "fail", error: streamFailures.eventTooLarge(limits.maxEventBytes) };
+        until = event.start;
+        return false;
       }
-    }
-    if (screen) out = screen.push(asBuffer(out));
-    watch.observe(out);
-    if (out.byteLength > 0) {
-      previous = latest;
-      latest = out;
-      if (kept) {
-        kept.push(out);
-        keptBytes += out.byteLength;
-        if (keptBytes > KEEP_LIMIT_BYTES) kept = undefined;
+      if (event.data === undefined) return true;
+      switch (inspector.step(event.name, event.data)) {
+        case "pass":
+          return true;
+        case "hide":
+          hideFrom = event.start;
+          hideTo = event.end;
+          return true;
+        case "malformed":
+          // At the end of the stream, an event without its blank line that does not parse was cut.
+          stop = { kind: "fail", error: atEnd ? streamFailures.incomplete() : streamFailures.malformed() };
+          until = event.start;
+          return false;
+        case "filtered":
+          stop = { kind: "filtered", blocked: bytes.subarray(event.start) };
+          until = event.start;
+          return false;
+        case "end":
+          stop = { kind: "end" };
+          until = event.end;
+          return false;
+        case "failed":
+          stop = { kind: "end", failure: inspector.failure ?? "upstream sent an error event" };
+          until = event.end;
+          return false;
       }
-    }
+    });
+    const out = until === bytes.length ? bytes : bytes.subarray(0, until);
+    return hideFrom >= 0 && hideTo <= until ? Buffer.concat([out.subarray(0, hideFrom), out.subarray(hideTo)]) : out;
+  };
+
+  /** `model` shown as the tier. The bytes are whole events, so the rewriter never holds any back. */
+  const rewrite = (bytes: Buffer): Buffer => {
+    if (raw || bytes.length === 0) return bytes;
+    let out = rewriter.push(bytes);
+    const rest = rewriter.flush();
+    if (rest.length > 0) out = out.length === 0 ? rest : Buffer.concat([out, rest]);
+    if (!rewriteEveryChunk && rewriter.rewritten > 0) raw = true;
     return out;
   };
 
+  /** Writes to the client; false once it has gone. */
+  const send = async (controller: ReadableStreamDirectController, bytes: Uint8Array): Promise<boolean> => {
+    if (bytes.byteLength === 0) return true;
+    writing = true;
+    const written = controller.write(bytes);
+    const count = typeof written === "number" ? written : await written;
+    writing = false;
+    // 0: the client has gone away.
+    if (count === 0) {
+      clientGone = true;
+      return false;
+    }
+    controller.flush();
+    if (beat) beat.sent++;
+    return true;
+  };
+
+  /** Notes bytes that went out as part of the answer (not keep-alives, not the gateway's error event). */
+  const noteSent = (bytes: Uint8Array): void => {
+    if (bytes.byteLength === 0) return;
+    previous = latest;
+    latest = bytes;
+    if (kept) {
+      kept.push(bytes);
+      keptBytes += bytes.byteLength;
+      if (keptBytes > KEEP_LIMIT_BYTES) kept = undefined;
+    }
+  };
+
   let reported = false;
-  const report = (clientAborted: boolean, failure?: string, withheld?: Uint8Array): void => {
+  const report = (clientAborted: boolean, failure?: string, usage?: Usage): void => {
     if (reported) return;
     reported = true;
-    const tail = [previous, latest, withheld].filter((c): c is Uint8Array => c !== undefined);
+    const final = usage ?? inspector.usage;
+    const start = inspector.startUsage;
     request.onEnd?.({
       clientAborted,
-      tail,
+      sentTokens: inspector.text.tokens(),
       ...(failure !== undefined ? { failure } : {}),
-      ...(hiddenUsageChunk !== undefined ? { hiddenUsageChunk } : {}),
+      ...(final ? { usage: final } : {}),
+      ...(start ? { startUsage: start } : {}),
       ...(kept && !clientAborted && failure === undefined ? { chunks: kept } : {}),
     });
   };
 
-  /** The format's error event, numbered after the last event sent (Responses); `rest` went out last, if given. */
-  const errorEvent = (error: GatewayError, rest?: Uint8Array): Buffer =>
-    Buffer.from(encodeStreamError(request.format, error, lastSequenceNumber([rest, latest, previous].filter((c): c is Uint8Array => c !== undefined)) + 1));
+  /** The format's error event, numbered after the last event sent (Responses). */
+  const errorEvent = (error: GatewayError): Buffer => Buffer.from(encodeStreamError(format, error, lastSequenceNumber([latest, previous]) + 1));
 
-  /** What still has to go out at the end: held-back bytes and, after a failure, the format's error event. */
-  const ending = (failure: string | undefined): Uint8Array | undefined => {
-    const flushed = raw ? undefined : rewriter.flush();
-    const rest = screen ? screen.flush(flushed) : flushed;
-    if (rest && rest.length > 0) watch.observe(rest);
-    if (screen?.blocked) {
-      // The stream's last line was the filtered ending: nothing more to read, the tokens are in it.
-      report(false, CONTENT_FILTERED_ERROR.message, screen.blocked);
-      const event = errorEvent(CONTENT_FILTERED_ERROR, rest);
-      return rest && rest.length > 0 ? Buffer.concat([rest, event]) : event;
-    }
-    if (watch.finished) {
-      report(false);
-      return rest && rest.length > 0 ? rest : undefined;
-    }
-    // A stream never ends cleanly after a failure: the client gets the format's own error event.
-    const message = failure ?? "upstream stream ended before it was complete";
-    report(false, message);
-    const event = errorEvent(new GatewayError(502, "api_error", message), rest);
-    return rest && rest.length > 0 ? Buffer.concat([rest, event]) : event;
+  let lastBytesFreed = false;
+  const beforeLastBytes = async (): Promise<void> => {
+    if (lastBytesFreed) return;
+    lastBytesFreed = true;
+    const pending = request.beforeLastBytes?.();
+    if (pending) await pending.catch(() => {});
   };
 
   let filtered = false;
@@ -157,50 +228,113 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
    */
   const endFiltered = async (controller: ReadableStreamDirectController, blocked: Buffer): Promise<void> => {
     filtered = true;
-    const written = controller.write(errorEvent(CONTENT_FILTERED_ERROR));
-    const clientAborted = (typeof written === "number" ? written : await written) === 0;
-    void readFilteredRest(reader, request.format, blocked).then((withheld) => report(clientAborted, CONTENT_FILTERED_ERROR.message, withheld));
+    await beforeLastBytes();
+    const sent = await send(controller, errorEvent(CONTENT_FILTERED_ERROR));
+    const withheld = framer.rest();
+    void readFilteredRest(reader, format, withheld.length > 0 ? Buffer.concat([blocked, withheld]) : blocked).then((rest) =>
+      report(!sent, CONTENT_FILTERED_ERROR.message, sniffUsage(format, [rest]) ?? inspector.usage),
+    );
+  };
+
+  /** After the terminal event: the upstream is read to its end (its connection stays reusable), nothing more is sent. */
+  const drain = async (): Promise<void> => {
+    try {
+      while (!idled && (await readNext(reader)) !== null);
+    } catch {
+      // The answer is complete; a connection that breaks now costs nothing.
+    }
   };
 
   const source: Bun.DirectUnderlyingSource<Uint8Array> = {
     type: "direct",
     async pull(controller) {
-      let chunk: Uint8Array | undefined = first;
-      let failure: string | undefined;
-      for (;;) {
-        const out = transform(chunk);
-        if (out.byteLength > 0) {
-          const written = controller.write(out);
-          // 0: the client has gone away; stop reading the upstream.
-          if ((typeof written === "number" ? written : await written) === 0) {
-            await reader.cancel().catch(() => {});
-            return report(true);
-          }
-          controller.flush();
-        }
-        if (screen?.blocked) return endFiltered(controller, screen.blocked);
-        let next: Uint8Array | null;
-        try {
-          next = await readNext(reader);
-        } catch (error) {
-          if (request.client.signal.aborted) return report(true);
-          const code = error !== null && typeof error === "object" && "code" in error ? String(error.code) : "error";
-          failure = `upstream connection broke mid-stream (${code})`;
-          break;
-        }
-        if (next === null) break;
-        chunk = next;
+      try {
+        await pipe(controller);
+      } finally {
+        beat?.stop();
       }
-      const last = ending(failure);
-      if (last) controller.write(last);
-      // Resolving pull ends the response; an explicit close() here costs a second, slower ending.
     },
-    cancel: async (reason) => {
-      await reader.cancel(reason).catch(() => {});
+    cancel: (reason) => {
+      clientGone = true;
+      beat?.stop();
+      void reader.cancel(reason).catch(() => {});
       // A client gone while the filtered ending went out: the drain still reports, with the usage.
       if (!filtered) report(true);
     },
   };
+
+  async function pipe(controller: ReadableStreamDirectController): Promise<void> {
+    sink = controller;
+    beat = clock.watch(limits, {
+      quiet: () => {
+        if (writing || stop || clientGone) return;
+        const written = sink?.write(STREAM_KEEPALIVE[format]);
+        if (typeof written === "number" && written > 0) sink?.flush();
+      },
+      idle: () => {
+        idled = true;
+        void reader.cancel().catch(() => {});
+      },
+    });
+    let chunk: Uint8Array = first;
+    let ending: GatewayError | undefined;
+    for (;;) {
+      beat.heard++;
+      let out = admit(framer.push(chunk));
+      if (!stop && framer.overflowed) stop = { kind: "fail", error: streamFailures.eventTooLarge(limits.maxEventBytes) };
+      if (stop) await beforeLastBytes();
+      out = rewrite(out);
+      noteSent(out);
+      if (!(await send(controller, out))) break;
+      if (stop) break;
+      let next: Uint8Array | null;
+      try {
+        next = await readNext(reader);
+      } catch (error) {
+        if (clientGone || request.client.signal.aborted) {
+          clientGone = true;
+          break;
+        }
+        const code = error !== null && typeof error === "object" && "code" in error ? String(error.code) : "error";
+        ending = streamFailures.broken(code);
+        break;
+      }
+      if (next === null) {
+        if (idled) ending = streamFailures.idle(limits.idleMs);
+        break;
+      }
+      chunk = next;
+    }
+    if (clientGone) {
+      await reader.cancel().catch(() => {});
+      return report(true);
+    }
+    if (stop?.kind === "filtered") return endFiltered(controller, stop.blocked);
+    if (stop?.kind === "end") {
+      report(false, stop.failure);
+      return drain();
+    }
+    if (!stop && !ending) {
+      // The upstream's end: an event still held is the stream's last only if it is whole.
+      const rest = framer.rest();
+      const out = rewrite(admit(rest.length > 0 ? Buffer.concat([rest, BLANK_LINE]) : EMPTY, true));
+      const last = stop as Stop | undefined;
+      if (last?.kind === "end" || out.length > 0) {
+        await beforeLastBytes();
+        noteSent(out);
+        if (!(await send(controller, out))) return report(true);
+      }
+      if (last?.kind === "end") return report(false, last.failure);
+      if (last?.kind === "filtered") return endFiltered(controller, last.blocked);
+      if (last === undefined) ending = streamFailures.incomplete();
+    }
+    // A stream never ends cleanly after a failure: the client gets the format's own error event.
+    const error = ending ?? (stop?.kind === "fail" ? stop.error : streamFailures.incomplete());
+    await reader.cancel().catch(() => {});
+    await beforeLastBytes();
+    const sent = await send(controller, errorEvent(error));
+    report(!sent, sent ? error.message : undefined);
+    // Resolving pull ends the response; an explicit close() here costs a second, slower ending.
+  }
   return new ReadableStream(source);
 }
-

@@ -5,15 +5,20 @@ export interface SseSplitter {
   push(bytes: Uint8Array): SseEvent[];
   /** Whatever is left when the stream ends: a final event without its blank line, if any. */
   end(): SseEvent[];
+  /** True once an event has grown past the limit; nothing more is held or returned. */
+  readonly overflowed: boolean;
 }
 
 /**
  * Splits an SSE byte stream into events for the translating path. Multi-byte characters split
- * across chunks are kept whole by the streaming decoder; `\r\n` line ends are normalised.
+ * across chunks are kept whole by the streaming decoder; `\r\n` line ends are normalised. An event
+ * still waiting for its end is only appended to (a string rope, no search over it) until a chunk
+ * brings a blank line, and never grows past `maxEventBytes`.
  */
-export function createSseSplitter(): SseSplitter {
+export function createSseSplitter(maxEventBytes = Number.POSITIVE_INFINITY): SseSplitter {
   const decoder = new TextDecoder();
   let pending = "";
+  let overflowed = false;
 
   const take = (): SseEvent[] => {
     const events: SseEvent[] = [];
@@ -23,6 +28,11 @@ export function createSseSplitter(): SseSplitter {
       if (end < 0) break;
       const block = pending.slice(from, end);
       from = end + 2;
+      if (block.length > maxEventBytes) {
+        overflowed = true;
+        pending = "";
+        return events;
+      }
       const event = parseSseEvent(block);
       if (event.data !== "" || event.event !== undefined) events.push(event);
     }
@@ -32,17 +42,36 @@ export function createSseSplitter(): SseSplitter {
 
   return {
     push(bytes) {
-      const text = decoder.decode(bytes, { stream: true });
-      pending += text.includes("\r") ? text.replaceAll("\r\n", "\n") : text;
-      return take();
+      if (overflowed) return [];
+      const decoded = decoder.decode(bytes, { stream: true });
+      const text = decoded.includes("\r") ? decoded.replaceAll("\r\n", "\n") : decoded;
+      const ends = text.includes("\n\n") || (text.startsWith("\n") && pending.endsWith("\n"));
+      pending += text;
+      if (!ends) {
+        if (pending.length > maxEventBytes) {
+          overflowed = true;
+          pending = "";
+        }
+        return [];
+      }
+      const events = take();
+      if (pending.length > maxEventBytes) {
+        overflowed = true;
+        pending = "";
+      }
+      return events;
     },
     end() {
+      if (overflowed) return [];
       pending += decoder.decode();
       const rest = pending.trim();
       pending = "";
       if (rest === "") return [];
       const event = parseSseEvent(rest);
       return event.data !== "" ? [event] : [];
+    },
+    get overflowed() {
+      return overflowed;
     },
   };
 }

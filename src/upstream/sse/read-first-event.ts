@@ -1,3 +1,4 @@
+import { GatewayError } from "../../canonical/gateway-error.ts";
 import { asBuffer } from "../as-buffer.ts";
 /** One parsed SSE event: its `event:` name (if any) and its joined `data:` lines. */
 export interface SseEvent {
@@ -68,13 +69,14 @@ export interface FirstEvent {
  * Reads from an upstream stream until its first data-bearing event is complete. Returns null when
  * the stream ends first. Nothing has gone to the client yet, so the caller may still fail over.
  */
-export async function readFirstEvent(reader: ByteReader): Promise<FirstEvent | null> {
+export async function readFirstEvent(reader: ByteReader, maxBytes: number): Promise<FirstEvent | null> {
   let buffered: Buffer = Buffer.alloc(0);
   let scanned = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) return null;
     buffered = buffered.length === 0 ? asBuffer(value) : Buffer.concat([buffered, value]);
+    if (buffered.length - scanned > maxBytes) throw new GatewayError(502, "api_error", `upstream sent a stream event larger than ${maxBytes} bytes`);
     for (;;) {
       const end = endOfFirstEvent(buffered.subarray(scanned));
       if (end < 0) break;

@@ -3,13 +3,20 @@ import { GatewayError, type GatewayErrorType } from "../../canonical/gateway-err
 import type { CanonicalResponse } from "../../canonical/response.ts";
 import type { StreamEvent } from "../../canonical/stream-event.ts";
 import { collectStreamResponse, newStreamCollector, type StreamCollector } from "../../cache/collect-stream-response.ts";
+import type { Usage } from "../../canonical/usage.ts";
 import type { ClientFormat, EncodeContext } from "../../formats/client-format.ts";
+import { STREAM_KEEPALIVE } from "../../formats/encode-stream-keepalive.ts";
 import { callFailure } from "../call-failure.ts";
 import { createCallGuard, type AbortCause } from "../create-call-guard.ts";
 import { classifyUpstreamError } from "../classify-upstream-error.ts";
+import { readCappedBody, readErrorText } from "../read-capped-body.ts";
 import { createSseSplitter, type SseSplitter } from "../sse/create-sse-splitter.ts";
+import { createStreamClock, type StreamBeat, type StreamLimits } from "../sse/create-stream-clock.ts";
+import { createTextTally, type TextTally } from "../sse/create-text-tally.ts";
 import { readNext, type ByteReader } from "../sse/read-first-event.ts";
+import { streamFailures } from "../sse/stream-failures.ts";
 import type { UpstreamAdapter } from "../types.ts";
+import { upstreamFetchTimeout } from "../upstream-fetch-timeout.ts";
 import type { StreamOutcome } from "./stream-outcome.ts";
 
 export interface TranslatedRequest {
@@ -29,6 +36,10 @@ export interface TranslatedRequest {
   readonly onStreamEnd?: (outcome: StreamOutcome) => void;
   /** Rebuild the whole answer from the stream (for the response cache). */
   readonly collect?: boolean;
+  /** Streams: called once just before the last bytes go out, so what the stream holds is free by then. */
+  readonly beforeLastBytes?: () => void | Promise<void>;
+  /** Stream keep-alive and idle limits, and the largest event and non-stream body read. */
+  readonly limits: StreamLimits & { readonly maxEventBytes: number; readonly maxBodyBytes: number };
 }
 
 export interface Translated {
@@ -40,6 +51,7 @@ export interface Translated {
 }
 
 const guard = createCallGuard();
+const clock = createStreamClock();
 
 /**
  * Cross-format path: the upstream answers in its own API and the client gets its own format,
@@ -54,9 +66,10 @@ export async function forwardTranslated(request: TranslatedRequest): Promise<Tra
     upstream.abort();
   });
   try {
-    const response = await fetch(request.url, { method: "POST", headers: request.headers, body: request.body, signal: upstream.signal });
+    const timeout = upstreamFetchTimeout(request.timeoutMs, request.limits.idleMs);
+    const response = await fetch(request.url, { method: "POST", headers: request.headers, body: request.body, signal: upstream.signal, timeout });
     if (!response.ok) {
-      const text = await response.text().catch(() => "");
+      const text = await readErrorText(response);
       throw classifyUpstreamError(response.status, text, response.headers);
     }
     return request.stream ? await startStream(response, request) : await readAnswer(response, request);
@@ -68,10 +81,10 @@ export async function forwardTranslated(request: TranslatedRequest): Promise<Tra
 }
 
 async function readAnswer(response: Response, request: TranslatedRequest): Promise<Translated> {
-  const text = await response.text();
+  const bytes = await readCappedBody(response, request.limits.maxBodyBytes);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
   } catch {
     throw new GatewayError(502, "api_error", "upstream sent a malformed response body", { retryable: true });
   }
@@ -89,8 +102,31 @@ interface Translation {
   readonly splitter: SseSplitter;
   decoder: unknown;
   encoder: unknown;
-  readonly outcome: { usage?: StreamOutcome["usage"]; stopReason?: StreamOutcome["stopReason"]; error?: string; ended: boolean };
+  readonly outcome: { usage?: StreamOutcome["usage"]; startUsage?: Usage; stopReason?: StreamOutcome["stopReason"]; error?: string; ended: boolean };
   readonly collector: StreamCollector | undefined;
+  /** The text sent to the client, counted. */
+  readonly text: TextTally;
+}
+
+/** Counts what an event sends to the client, and what the upstream said at the start. */
+function tally(t: Translation, event: StreamEvent): void {
+  switch (event.type) {
+    case "text_delta":
+    case "thinking_delta":
+      t.text.add(event.text);
+      return;
+    case "tool_args_delta":
+      t.text.add(event.fragment);
+      return;
+    case "block_start":
+      if (event.block.type === "tool_call") t.text.add(event.block.name);
+      return;
+    case "start":
+      if (event.usage) t.outcome.startUsage = event.usage;
+      return;
+    default:
+      return;
+  }
 }
 
 /** Runs canonical events through the client format's encoder, noting how the answer ends. */
@@ -111,6 +147,8 @@ function encodeEvents(t: Translation, events: readonly StreamEvent[], format: Cl
     } else if (original.type === "error") {
       t.outcome.error = original.error.message;
       t.outcome.ended = true;
+    } else {
+      tally(t, original);
     }
     if (t.collector) collectStreamResponse(t.collector, event);
     const [next, text] = format.stream.step(t.encoder, event);
@@ -120,7 +158,10 @@ function encodeEvents(t: Translation, events: readonly StreamEvent[], format: Cl
   return out;
 }
 
-function decodeBytes(t: Translation, bytes: Uint8Array | null, adapter: UpstreamAdapter): StreamEvent[] {
+/** The canonical error event that ends a stream the gateway gives up on. */
+const errorEvent = (error: GatewayError): StreamEvent => ({ type: "error", error: { status: error.status, type: error.type, message: error.message } });
+
+function decodeBytes(t: Translation, bytes: Uint8Array | null, adapter: UpstreamAdapter, maxEventBytes: number): StreamEvent[] {
   const events: StreamEvent[] = [];
   const upstreamEvents = bytes === null ? t.splitter.end() : t.splitter.push(bytes);
   for (const upstreamEvent of upstreamEvents) {
@@ -128,7 +169,8 @@ function decodeBytes(t: Translation, bytes: Uint8Array | null, adapter: Upstream
     t.decoder = next;
     events.push(...produced);
   }
-  if (bytes === null) events.push(...adapter.stream.end(t.decoder));
+  if (t.splitter.overflowed) events.push(errorEvent(streamFailures.eventTooLarge(maxEventBytes)));
+  else if (bytes === null) events.push(...adapter.stream.end(t.decoder));
   return events;
 }
 
@@ -143,11 +185,12 @@ async function startStream(response: Response, request: TranslatedRequest): Prom
   const { adapter, format } = request;
   const t: Translation = {
     reader: response.body.getReader(),
-    splitter: createSseSplitter(),
+    splitter: createSseSplitter(request.limits.maxEventBytes),
     decoder: adapter.stream.initial(),
     encoder: format.stream.initial(request.encode),
     outcome: { ended: false },
     collector: request.collect ? newStreamCollector() : undefined,
+    text: createTextTally(),
   };
   const first: StreamEvent[] = [];
   try {
@@ -155,7 +198,7 @@ async function startStream(response: Response, request: TranslatedRequest): Prom
     // `response.failed` after `response.created`) is still an HTTP error, or another model.
     while (onlyStart(first)) {
       const bytes = await readNext(t.reader);
-      first.push(...decodeBytes(t, bytes, adapter));
+      first.push(...decodeBytes(t, bytes, adapter, request.limits.maxEventBytes));
       if (bytes === null && onlyStart(first)) {
         throw new GatewayError(502, "api_error", "upstream closed the stream before the first event", { retryable: true });
       }
@@ -170,49 +213,102 @@ async function startStream(response: Response, request: TranslatedRequest): Prom
 }
 
 function pipeTranslation(t: Translation, first: StreamEvent[], request: TranslatedRequest): ReadableStream<Uint8Array> {
-  const { adapter, format } = request;
+  const { adapter, format, limits } = request;
+  const keepalive = STREAM_KEEPALIVE[format.format];
   let reported = false;
+  let clientGone = false;
+  let idled = false;
+  let writing = false;
+  let beat: StreamBeat | undefined;
   const report = (clientAborted: boolean): void => {
     if (reported) return;
     reported = true;
     const response = t.collector?.response;
-    request.onStreamEnd?.({ ...t.outcome, clientAborted, ...(response ? { response } : {}) });
+    const { ended: _ended, ...outcome } = t.outcome;
+    // A client that left is nobody's failure: what the gateway would have sent it is not an error.
+    const { error: _error, ...kept } = outcome;
+    request.onStreamEnd?.({ ...(clientAborted ? kept : outcome), clientAborted, sentTokens: t.text.tokens(), ...(response ? { response } : {}) });
+  };
+  let lastBytesFreed = false;
+  const beforeLastBytes = async (): Promise<void> => {
+    if (lastBytesFreed) return;
+    lastBytesFreed = true;
+    const pending = request.beforeLastBytes?.();
+    if (pending) await pending.catch(() => {});
+  };
+  /** Writes to the client; false once it has gone. */
+  const send = async (controller: ReadableStreamDirectController, text: string): Promise<boolean> => {
+    if (text === "") return true;
+    writing = true;
+    const written = controller.write(text);
+    const count = typeof written === "number" ? written : await written;
+    writing = false;
+    if (count === 0) {
+      clientGone = true;
+      return false;
+    }
+    controller.flush();
+    if (beat) beat.sent++;
+    return true;
+  };
+  const pipe = async (controller: ReadableStreamDirectController): Promise<void> => {
+    beat = clock.watch(limits, {
+      quiet: () => {
+        if (writing || t.outcome.ended || clientGone) return;
+        const written = controller.write(keepalive);
+        if (typeof written === "number" && written > 0) controller.flush();
+      },
+      idle: () => {
+        idled = true;
+        void t.reader.cancel().catch(() => {});
+      },
+    });
+    let events = first;
+    for (;;) {
+      const text = encodeEvents(t, events, format);
+      if (t.outcome.ended) await beforeLastBytes();
+      if (!(await send(controller, text))) break;
+      if (t.outcome.ended) break;
+      let bytes: Uint8Array | null;
+      try {
+        bytes = await readNext(t.reader);
+      } catch (error) {
+        if (clientGone || request.client.signal.aborted) {
+          clientGone = true;
+          break;
+        }
+        const code = error !== null && typeof error === "object" && "code" in error ? String(error.code) : "error";
+        events = [errorEvent(streamFailures.broken(code))];
+        continue;
+      }
+      if (clientGone) break;
+      beat.heard++;
+      if (bytes === null && idled) {
+        events = [errorEvent(streamFailures.idle(limits.idleMs))];
+        continue;
+      }
+      events = decodeBytes(t, bytes, adapter, limits.maxEventBytes);
+      if (bytes === null && !t.outcome.ended && !events.some((e) => e.type === "finish" || e.type === "error")) {
+        // The decoder owes an error for a cut stream; if it did not say so, the gateway does.
+        events.push(errorEvent(streamFailures.incomplete()));
+      }
+    }
+    // After the terminal event nothing more is wanted (a trailing `[DONE]` at most).
+    await t.reader.cancel().catch(() => {});
+    report(clientGone);
   };
   const source: Bun.DirectUnderlyingSource<Uint8Array> = {
     type: "direct",
     async pull(controller) {
-      let events = first;
-      for (;;) {
-        const text = encodeEvents(t, events, format);
-        if (text !== "") {
-          const written = controller.write(text);
-          if ((typeof written === "number" ? written : await written) === 0) {
-            await t.reader.cancel().catch(() => {});
-            return report(true);
-          }
-          controller.flush();
-        }
-        if (t.outcome.ended) break;
-        let bytes: Uint8Array | null;
-        try {
-          bytes = await readNext(t.reader);
-        } catch (error) {
-          if (request.client.signal.aborted) return report(true);
-          const code = error !== null && typeof error === "object" && "code" in error ? String(error.code) : "error";
-          events = [{ type: "error", error: { status: 502, type: "api_error", message: `upstream connection broke mid-stream (${code})` } }];
-          continue;
-        }
-        events = decodeBytes(t, bytes, adapter);
-        if (bytes === null && !t.outcome.ended) {
-          // The decoder owes an error for a cut stream; if it did not say so, the gateway does.
-          events.push({ type: "error", error: { status: 502, type: "api_error", message: "upstream stream ended before it was complete" } });
-        }
+      try {
+        await pipe(controller);
+      } finally {
+        beat?.stop();
       }
-      // After the terminal event nothing more is wanted (a trailing `[DONE]` at most).
-      await t.reader.cancel().catch(() => {});
-      report(false);
     },
     cancel: async (reason) => {
+      clientGone = true;
+      beat?.stop();
       await t.reader.cancel(reason).catch(() => {});
       report(true);
     },

@@ -5,7 +5,12 @@ import type { Usage } from "../../canonical/usage.ts";
 
 /** How a committed stream ended: its final usage and stop reason, or the failure sent in-stream. */
 export interface StreamOutcome {
+  /** The usage the upstream reported for the whole answer, when it did. */
   readonly usage?: Usage;
+  /** What the upstream reported at the start (Messages `message_start`: the input tokens), when it did. */
+  readonly startUsage?: Usage;
+  /** The tokens of the text sent to the client, counted by the gateway (for a stream whose upstream never said). */
+  readonly sentTokens: number;
   readonly stopReason?: StopReason;
   /** The message of the in-stream error event sent, when the stream failed. */
   readonly error?: string;

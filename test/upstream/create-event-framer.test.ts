@@ -1,0 +1,96 @@
+import { describe, expect, test } from "bun:test";
+import { createEventFramer } from "../../src/upstream/passthrough/create-event-framer.ts";
+import { createEventInspector, type Verdict } from "../../src/upstream/passthrough/create-event-inspector.ts";
+import { forEachEvent, type EventView } from "../../src/upstream/passthrough/for-each-event.ts";
+
+const push = (chunks: string[], max = 1024): { out: string[]; rest: string; overflowed: boolean } => {
+  const framer = createEventFramer(max);
+  const out = chunks.map((chunk) => framer.push(Buffer.from(chunk)).toString());
+  return { out, rest: framer.rest().toString(), overflowed: framer.overflowed };
+};
+
+describe("createEventFramer: only whole events go on", () => {
+  test.each<[string, string[], string[], string]>([
+    ["whole events pass as they came", ["data: 1\n\n", "data: 2\n\ndata: 3\n\n"], ["data: 1\n\n", "data: 2\n\ndata: 3\n\n"], ""],
+    ["an event split across chunks waits for its end", ["data: 1\n\ndata: {\"a", "\":1}\n", "\ndata: 3"], ["data: 1\n\n", "", 'data: {"a":1}\n\n'], "data: 3"],
+    ["a blank line split \\n | \\n", ["data: 1\n", "\ndata: 2\n\n"], ["", "data: 1\n\ndata: 2\n\n"], ""],
+    ["a blank line split \\n | \\r\\n", ["data: 1\r\n", "\r\ndata: 2"], ["", "data: 1\r\n\r\n"], "data: 2"],
+    ["a blank line split \\n\\r | \\n", ["data: 1\r\n\r", "\ndata: 2"], ["", "data: 1\r\n\r\n"], "data: 2"],
+    ["CRLF events", ["event: a\r\ndata: 1\r\n\r\nevent: b\r\n"], ["event: a\r\ndata: 1\r\n\r\n"], "event: b\r\n"],
+  ])("%s", (_name, chunks, expected, rest) => {
+    const result = push(chunks);
+    expect(result.out).toEqual(expected);
+    expect(result.rest).toBe(rest);
+  });
+
+  test("an event growing past the limit is dropped and flagged, without holding more than the limit", () => {
+    const result = push(["data: 1\n\ndata: {", "x".repeat(600), "x".repeat(600), "\n\n"]);
+    expect(result.out).toEqual(["data: 1\n\n", "", "", ""]);
+    expect(result.overflowed).toBe(true);
+    expect(result.rest).toBe("");
+  });
+});
+
+describe("forEachEvent", () => {
+  test("names, joined data lines, comments and the positions of each event", () => {
+    const bytes = Buffer.from(': keep\n\nevent: a\ndata: {"x":\ndata: 1}\n\ndata:[DONE]\n\nevent: last\ndata: {}');
+    const seen: EventView[] = [];
+    forEachEvent(bytes, (event) => (seen.push(event), true));
+    expect(seen.map(({ name, data }) => ({ name, data }))).toEqual([
+      { name: undefined, data: undefined },
+      { name: "a", data: '{"x":\n1}' },
+      { name: undefined, data: "[DONE]" },
+      { name: "last", data: "{}" },
+    ]);
+    expect(bytes.subarray(seen[1]!.start, seen[1]!.end).toString()).toBe('event: a\ndata: {"x":\ndata: 1}\n\n');
+  });
+});
+
+describe("createEventInspector", () => {
+  const steps = (format: "messages" | "chat" | "responses", events: Array<[string | undefined, string]>, hide = false): Verdict[] => {
+    const inspector = createEventInspector(format, hide);
+    return events.map(([name, data]) => inspector.step(name, data));
+  };
+
+  test.each<[string, "messages" | "chat" | "responses", Array<[string | undefined, string]>, Verdict[]]>([
+    ["Messages: a clean stream", "messages", [["message_start", '{"type":"message_start","message":{"usage":{"input_tokens":5}}}'], ["ping", '{"type":"ping"}'], ["message_stop", '{"type":"message_stop"}']], ["pass", "pass", "end"]],
+    ["Messages: garbage in braces", "messages", [["content_block_delta", '{"type":"x",oops}']], ["malformed"]],
+    ["Messages: not JSON at all", "messages", [["content_block_delta", "oops"]], ["malformed"]],
+    ["Messages: a JSON value that is not an object", "messages", [["content_block_delta", "42"]], ["malformed"]],
+    ["Messages: the upstream's error event", "messages", [["error", '{"type":"error","error":{"type":"overloaded_error","message":"busy"}}']], ["failed"]],
+    ["Chat: [DONE] ends it", "chat", [[undefined, '{"choices":[{"delta":{"content":"a"}}]}'], [undefined, "[DONE]"]], ["pass", "end"]],
+    ["Chat: an error chunk", "chat", [[undefined, '{"error":{"message":"busy"}}']], ["failed"]],
+    ["Chat: a filter ending", "chat", [[undefined, '{"choices":[{"delta":{},"finish_reason":"content_filter"}]}']], ["filtered"]],
+    ["Chat: the usage chunk, hidden", "chat", [[undefined, '{"choices":[],"usage":{"prompt_tokens":1}}']], ["hide"]],
+    ["Responses: completed", "responses", [["response.output_text.delta", '{"type":"response.output_text.delta","delta":"a"}'], ["response.completed", '{"type":"response.completed","response":{"usage":{"input_tokens":3}}}']], ["pass", "end"]],
+    ["Responses: failed", "responses", [["response.failed", '{"type":"response.failed","response":{"error":{"message":"x"}}}']], ["failed"]],
+    ["Responses: a filter's incomplete", "responses", [["response.incomplete", '{"type":"response.incomplete","response":{"incomplete_details":{"reason":"content_filter"}}}']], ["filtered"]],
+    ["Responses: incomplete for length", "responses", [["response.incomplete", '{"type":"response.incomplete","response":{"incomplete_details":{"reason":"max_output_tokens"}}}']], ["end"]],
+    ["Responses: an event without a type", "responses", [[undefined, '{"delta":"a"}']], ["malformed"]],
+  ])("%s", (_name, format, events, expected) => {
+    expect(steps(format, events, true)).toEqual(expected);
+  });
+
+  test("usage and counted text: Messages start and delta, Chat chunk, Responses completed", () => {
+    const messages = createEventInspector("messages", false);
+    messages.step("message_start", '{"type":"message_start","message":{"usage":{"input_tokens":5,"cache_read_input_tokens":7,"output_tokens":1}}}');
+    messages.step("content_block_delta", '{"type":"content_block_delta","delta":{"type":"text_delta","text":"alpha alpha "}}');
+    expect(messages.startUsage).toMatchObject({ inputTokens: 12, cacheReadTokens: 7, outputTokens: 1 });
+    expect(messages.usage).toBeUndefined();
+    expect(messages.text.tokens()).toBe(2);
+    messages.step("message_delta", '{"type":"message_delta","usage":{"output_tokens":9}}');
+    expect(messages.usage).toMatchObject({ inputTokens: 12, outputTokens: 9 });
+
+    const chat = createEventInspector("chat", false);
+    chat.step(undefined, '{"choices":[{"delta":{"tool_calls":[{"function":{"name":"get_weather","arguments":"{\\"city\\""}}]}}]}');
+    chat.step(undefined, '{"choices":[],"usage":{"prompt_tokens":4,"completion_tokens":6}}');
+    expect(chat.usage).toMatchObject({ inputTokens: 4, outputTokens: 6 });
+    expect(chat.text.tokens()).toBeGreaterThan(0);
+
+    const responses = createEventInspector("responses", false);
+    responses.step(undefined, '{"type":"response.function_call_arguments.delta","delta":"{\\"a\\":1}"}');
+    responses.step(undefined, '{"type":"response.completed","response":{"usage":{"input_tokens":3,"output_tokens":4}}}');
+    expect(responses.usage).toMatchObject({ inputTokens: 3, outputTokens: 4 });
+    expect(responses.text.tokens()).toBeGreaterThan(0);
+  });
+});
