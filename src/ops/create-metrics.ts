@@ -125,8 +125,14 @@ export function createMetrics(config: () => Config): GatewayMetrics {
   tokenBatch.bind(tokens);
   const streamErrors = new Counter({
     name: "routelane_stream_errors_total",
-    help: "Streams that ended with an error event after their first byte.",
+    help: "Streams that ended with an error event after their first byte (the upstream's fault or the gateway's; never a client that left).",
     labelNames: ["endpoint", "tier"] as const,
+    registers: [registry],
+  });
+  const clientAborts = new Counter({
+    name: "routelane_client_aborts_total",
+    help: "Requests whose client went away before the answer was complete (before its first byte, or in the middle of a stream).",
+    labelNames: ["endpoint", "tier", "stream"] as const,
     registers: [registry],
   });
   const attemptBatch = createCounterBatch<"model" | "outcome">();
@@ -218,7 +224,8 @@ export function createMetrics(config: () => Config): GatewayMetrics {
     const timingLabels = () => ({ endpoint: e, tier: t, stream: s });
     latency.series(timingKey, timingLabels).observe(record.latencyMs / 1000);
     if (record.ttfbMs !== undefined) ttfb.series(timingKey, timingLabels).observe(record.ttfbMs / 1000);
-    if (record.streamError !== undefined) streamErrors.inc({ endpoint: e, tier: t });
+    if (record.clientAborted) clientAborts.inc({ endpoint: e, tier: t, stream: s });
+    else if (record.streamError !== undefined) streamErrors.inc({ endpoint: e, tier: t });
     if (record.usage) {
       tokenBatch.add(`${t}|${m}|input`, () => ({ tier: t, model: m, kind: "input" }), record.usage.inputTokens);
       tokenBatch.add(`${t}|${m}|output`, () => ({ tier: t, model: m, kind: "output" }), record.usage.outputTokens);
