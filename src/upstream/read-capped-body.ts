@@ -3,45 +3,51 @@ import { GatewayError } from "../canonical/gateway-error.ts";
 /** An upstream's error body is read for its message only: never more than this. */
 const ERROR_BODY_BYTES = 64 * 1024;
 
+interface Read {
+  /** What was read, never more than the cap (the chunk that passed it is cut, as a view). */
+  readonly chunks: readonly Uint8Array[];
+  /** Whether the body ended within the cap. */
+  readonly complete: boolean;
+}
+
 /**
- * A whole upstream body, read as it streams in and given up (the connection cancelled) as soon as it
- * passes `maxBytes`, so an answer too large never sits in memory whole.
+ * A body as it streams in, given up (the connection cancelled) as soon as it passes `maxBytes` or
+ * says it will (`content-length`), so a body too large is never held whole.
  */
-async function readUpTo(response: Response, maxBytes: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+async function readUpTo(response: Response, maxBytes: number): Promise<Read> {
   const declared = Number(response.headers.get("content-length"));
+  if (!response.body) return { chunks: [], complete: true };
   if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel().catch(() => {});
-    return { bytes: new Uint8Array(0), truncated: true };
+    await response.body.cancel().catch(() => {});
+    return { chunks: [], complete: false };
   }
-  if (!response.body) return { bytes: new Uint8Array(0), truncated: false };
   const reader = response.body.getReader();
-  const parts: Uint8Array[] = [];
+  const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
+    if (done) return { chunks, complete: true };
+    if (total + value.byteLength > maxBytes) {
       await reader.cancel().catch(() => {});
-      return { bytes: Buffer.concat(parts), truncated: true };
+      chunks.push(value.subarray(0, maxBytes - total));
+      return { chunks, complete: false };
     }
-    parts.push(value);
+    total += value.byteLength;
+    chunks.push(value);
   }
-  return { bytes: parts.length === 1 ? parts[0]! : Buffer.concat(parts, total), truncated: false };
 }
 
 /** A non-streamed answer, at most `maxBytes`; a larger one fails with 502 without being held. */
 export async function readCappedBody(response: Response, maxBytes: number): Promise<Uint8Array> {
-  const { bytes, truncated } = await readUpTo(response, maxBytes);
-  if (truncated) throw new GatewayError(502, "api_error", `upstream answer larger than ${maxBytes} bytes`);
-  return bytes;
+  const { chunks, complete } = await readUpTo(response, maxBytes);
+  if (!complete) throw new GatewayError(502, "api_error", `upstream answer larger than ${maxBytes} bytes`);
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
 /** An upstream error body as text, its first 64 KiB at most (enough for any message worth showing). */
 export async function readErrorText(response: Response): Promise<string> {
   try {
-    const { bytes } = await readUpTo(response, ERROR_BODY_BYTES);
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+    return Buffer.concat((await readUpTo(response, ERROR_BODY_BYTES)).chunks).toString("utf8");
   } catch {
     return "";
   }

@@ -11,6 +11,11 @@ export interface EventFramer {
   push(chunk: Uint8Array): Buffer;
   /** At the end of the stream: the bytes of an event that never got its blank line (empty if none). */
   rest(): Buffer;
+  /**
+   * Whether what is held could be a whole event without its blank line: its last non-blank byte
+   * closes a JSON object (or `[DONE]`). When not, it was cut, and is never copied or parsed.
+   */
+  restMayBeWhole(): boolean;
   /** True once the event being held has grown past the limit (and nothing more is held). */
   readonly overflowed: boolean;
 }
@@ -77,6 +82,17 @@ export function createEventFramer(maxEventBytes: number): EventFramer {
       held = [];
       heldBytes = 0;
       return rest;
+    },
+    restMayBeWhole() {
+      for (let p = held.length - 1; p >= 0; p--) {
+        const part = held[p]!;
+        for (let i = part.length - 1; i >= 0; i--) {
+          const c = part[i]!;
+          if (c === 0x20 || c === LF || c === CR || c === 0x09) continue;
+          return c === 0x7d || c === 0x5d;
+        }
+      }
+      return false;
     },
     get overflowed() {
       return overflowed;

@@ -316,7 +316,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     }
     if (!stop && !ending) {
       // The upstream's end: an event still held is the stream's last only if it is whole.
-      const rest = framer.rest();
+      const rest = framer.restMayBeWhole() ? framer.rest() : EMPTY;
       const out = rewrite(admit(rest.length > 0 ? Buffer.concat([rest, BLANK_LINE]) : EMPTY, true));
       const last = stop as Stop | undefined;
       if (last?.kind === "end" || out.length > 0) {

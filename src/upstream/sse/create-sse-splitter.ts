@@ -64,6 +64,15 @@ export function createSseSplitter(maxEventBytes = Number.POSITIVE_INFINITY): Sse
     end() {
       if (overflowed) return [];
       pending += decoder.decode();
+      // A final event without its blank line counts only if it can be whole (it closes a JSON
+      // object or is `[DONE]`); one the stream broke off is dropped without a copy or a parse.
+      let last = pending.length - 1;
+      while (last >= 0 && pending.charCodeAt(last) <= 0x20) last--;
+      const closing = last >= 0 ? pending.charCodeAt(last) : 0;
+      if (closing !== 0x7d && closing !== 0x5d) {
+        pending = "";
+        return [];
+      }
       const rest = pending.trim();
       pending = "";
       if (rest === "") return [];
