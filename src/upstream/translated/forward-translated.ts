@@ -268,7 +268,11 @@ function pipeTranslation(t: Translation, first: StreamEvent[], request: Translat
       const text = encodeEvents(t, events, format);
       if (t.outcome.ended) await beforeLastBytes();
       if (!(await send(controller, text))) break;
-      if (t.outcome.ended) break;
+      if (t.outcome.ended) {
+        // The client has the whole answer: leaving now is no abort.
+        report(false);
+        break;
+      }
       let bytes: Uint8Array | null;
       try {
         bytes = await readNext(t.reader);
