@@ -17,10 +17,12 @@ import type { FileConfig } from "../../src/config/schema.ts";
  * | `errorAt=K` | stream: event K is the API's own error event (then the stream ends) |
  * | `truncateAt=K` | stream: the first half of event K, then a clean end of the body |
  * | `oneChunk=1` | stream: every event (after the knobs above) written at once, in one chunk |
+ * | `closeAfterMs=M` | stream: M ms between the last event and the end of the body (a real upstream's gap) |
  * | `bodyBytes=N` | non-stream: the reply's text is N bytes (sent in 1 MiB pieces, never held) |
  * | `lineBytes=N` | stream: after the first event, a data line of N bytes with no newline |
  * | `noUsage=1` | no usage anywhere (Messages: `message_start` keeps its input tokens) |
  * | `inputTokens=N` | the input tokens reported (default 50) |
+ * | `id=X` | names the request, for `waitGoneId` |
  *
  * Events are counted from 0, pings and `[DONE]` included. `arrived` counts requests received, `gone`
  * those whose caller left before the answer ended.
@@ -36,6 +38,8 @@ export interface KnobUpstream {
   readonly gone: number;
   /** Resolves when `gone` reaches `count`. */
   waitGone(count: number): Promise<void>;
+  /** Resolves when the caller of the request named `id` (the `id` knob) has gone. */
+  waitGoneId(id: string): Promise<void>;
   stop(): void;
 }
 
@@ -53,8 +57,10 @@ interface Knobs {
   errorAt?: number;
   truncateAt?: number;
   oneChunk: boolean;
+  closeAfterMs: number;
   bodyBytes?: number;
   lineBytes?: number;
+  id?: string;
   noUsage: boolean;
   inputTokens: number;
 }
@@ -64,14 +70,15 @@ const MIB = 1024 * 1024;
 const encoder = new TextEncoder();
 
 function readKnobs(text: string): Knobs {
-  const knobs: Knobs = { words: 30, delayMs: 0, pauseMs: 0, garbage: "brace", noUsage: false, oneChunk: false, inputTokens: 50 };
+  const knobs: Knobs = { words: 30, delayMs: 0, pauseMs: 0, garbage: "brace", noUsage: false, oneChunk: false, closeAfterMs: 0, inputTokens: 50 };
   for (const match of text.matchAll(/\[knob ([^\]]*)\]/g)) {
     for (const pair of match[1]!.trim().split(/\s+/)) {
       const [key, value = ""] = pair.split("=");
       if (key === "garbage") knobs.garbage = value;
+      else if (key === "id") knobs.id = value;
       else if (key === "noUsage") knobs.noUsage = value === "1";
       else if (key === "oneChunk") knobs.oneChunk = value === "1";
-      else if (key !== undefined && key in { words: 1, delayMs: 1, pauseAfter: 1, pauseMs: 1, stallAfter: 1, cutAfter: 1, malformedAt: 1, errorAt: 1, truncateAt: 1, bodyBytes: 1, lineBytes: 1, inputTokens: 1 }) {
+      else if (key !== undefined && key in { words: 1, delayMs: 1, pauseAfter: 1, pauseMs: 1, stallAfter: 1, cutAfter: 1, malformedAt: 1, errorAt: 1, truncateAt: 1, closeAfterMs: 1, bodyBytes: 1, lineBytes: 1, inputTokens: 1 }) {
         (knobs as unknown as Record<string, number>)[key] = Number(value);
       }
     }
@@ -143,7 +150,7 @@ function requestFacts(body: Record<string, unknown>): { knobs: Knobs; stream: bo
 }
 
 /** A non-stream answer whose text is `bytes` long, produced in pieces: the upstream itself never holds it. */
-function bigAnswer(api: Api, model: string, bytes: number, k: Knobs): ReadableStream<Uint8Array> {
+function bigAnswer(api: Api, model: string, bytes: number, k: Knobs, onCancel: () => void): ReadableStream<Uint8Array> {
   const [head, tail] =
     api === "messages"
       ? [`{"id":"msg_knob","type":"message","role":"assistant","model":"${model}","content":[{"type":"text","text":"`, `"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":${k.inputTokens},"output_tokens":1}}`]
@@ -154,6 +161,7 @@ function bigAnswer(api: Api, model: string, bytes: number, k: Knobs): ReadableSt
   let left = bytes;
   let started = false;
   return new ReadableStream<Uint8Array>({
+    cancel: onCancel,
     pull(controller) {
       if (!started) {
         started = true;
@@ -202,7 +210,14 @@ function counter() {
 export function startKnobUpstream(): KnobUpstream {
   const arrived = counter();
   const gone = counter();
-  const noteGone = (): void => gone.add();
+  const goneIds = new Set<string>();
+  const idWaiters = new Map<string, () => void>();
+  const noteGone = (id?: string): void => {
+    gone.add();
+    if (id === undefined) return;
+    goneIds.add(id);
+    idWaiters.get(id)?.();
+  };
 
   const stream = (api: Api, events: string[], k: Knobs, signal: AbortSignal): ReadableStream<Uint8Array> => {
     let finished = false;
@@ -212,7 +227,7 @@ export function startKnobUpstream(): KnobUpstream {
     });
     return new ReadableStream<Uint8Array>({
       async start(controller) {
-        signal.addEventListener("abort", () => void (finished || noteGone()), { once: true });
+        signal.addEventListener("abort", () => void (finished || noteGone(k.id)), { once: true });
         let batch = "";
         const put = (text: string): void => {
           if (k.oneChunk) batch += text;
@@ -256,6 +271,7 @@ export function startKnobUpstream(): KnobUpstream {
           }
         }
         if (batch !== "") controller.enqueue(encoder.encode(batch));
+        if (k.closeAfterMs > 0) await sleep(k.closeAfterMs);
         finished = true;
         controller.close();
       },
@@ -278,12 +294,12 @@ export function startKnobUpstream(): KnobUpstream {
           request.signal.addEventListener("abort", () => (clearTimeout(timer), resolve(true)), { once: true });
         });
         if (left) {
-          noteGone();
+          noteGone(knobs.id);
           return new Response(null, { status: 499 });
         }
       }
       if (!streamed) {
-        if (knobs.bodyBytes !== undefined) return new Response(bigAnswer(api, model, knobs.bodyBytes, knobs), { headers: { "content-type": "application/json" } });
+        if (knobs.bodyBytes !== undefined) return new Response(bigAnswer(api, model, knobs.bodyBytes, knobs, () => noteGone(knobs.id)), { headers: { "content-type": "application/json" } });
         return Response.json(smallAnswer(api, model, knobs));
       }
       const events = api === "messages" ? messagesEvents(model, knobs) : api === "chat" ? chatEvents(model, knobs, includeUsage) : responsesEvents(model, knobs);
@@ -301,6 +317,7 @@ export function startKnobUpstream(): KnobUpstream {
       return gone.value;
     },
     waitGone: gone.wait,
+    waitGoneId: (id) => (goneIds.has(id) ? Promise.resolve() : new Promise<void>((resolve) => idWaiters.set(id, resolve))),
     stop: () => void server.stop(true),
   };
 }
