@@ -53,19 +53,19 @@ describe("createEventInspector", () => {
   };
 
   test.each<[string, "messages" | "chat" | "responses", Array<[string | undefined, string]>, Verdict[]]>([
-    ["Messages: a clean stream", "messages", [["message_start", '{"type":"message_start","message":{"usage":{"input_tokens":5}}}'], ["ping", '{"type":"ping"}'], ["message_stop", '{"type":"message_stop"}']], ["pass", "pass", "end"]],
+    ["Messages: a clean stream", "messages", [["message_start", '{"type":"message_start","message":{"usage":{"input_tokens":5}}}'], ["ping", '{"type":"ping"}'], ["message_stop", '{"type":"message_stop"}']], ["pass", "pass", "stopped"]],
     ["Messages: garbage in braces", "messages", [["content_block_delta", '{"type":"x",oops}']], ["malformed"]],
     ["Messages: not JSON at all", "messages", [["content_block_delta", "oops"]], ["malformed"]],
     ["Messages: a JSON value that is not an object", "messages", [["content_block_delta", "42"]], ["malformed"]],
     ["Messages: the upstream's error event", "messages", [["error", '{"type":"error","error":{"type":"overloaded_error","message":"busy"}}']], ["failed"]],
-    ["Chat: [DONE] ends it", "chat", [[undefined, '{"choices":[{"delta":{"content":"a"}}]}'], [undefined, "[DONE]"]], ["pass", "end"]],
+    ["Chat: [DONE] ends it", "chat", [[undefined, '{"choices":[{"delta":{"content":"a"}}]}'], [undefined, "[DONE]"]], ["pass", "stopped"]],
     ["Chat: an error chunk", "chat", [[undefined, '{"error":{"message":"busy"}}']], ["failed"]],
     ["Chat: a filter ending", "chat", [[undefined, '{"choices":[{"delta":{},"finish_reason":"content_filter"}]}']], ["filtered"]],
     ["Chat: the usage chunk, hidden", "chat", [[undefined, '{"choices":[],"usage":{"prompt_tokens":1}}']], ["hide"]],
-    ["Responses: completed", "responses", [["response.output_text.delta", '{"type":"response.output_text.delta","delta":"a"}'], ["response.completed", '{"type":"response.completed","response":{"usage":{"input_tokens":3}}}']], ["pass", "end"]],
+    ["Responses: completed", "responses", [["response.output_text.delta", '{"type":"response.output_text.delta","delta":"a"}'], ["response.completed", '{"type":"response.completed","response":{"usage":{"input_tokens":3}}}']], ["pass", "stopped"]],
     ["Responses: failed", "responses", [["response.failed", '{"type":"response.failed","response":{"error":{"message":"x"}}}']], ["failed"]],
     ["Responses: a filter's incomplete", "responses", [["response.incomplete", '{"type":"response.incomplete","response":{"incomplete_details":{"reason":"content_filter"}}}']], ["filtered"]],
-    ["Responses: incomplete for length", "responses", [["response.incomplete", '{"type":"response.incomplete","response":{"incomplete_details":{"reason":"max_output_tokens"}}}']], ["end"]],
+    ["Responses: incomplete for length", "responses", [["response.incomplete", '{"type":"response.incomplete","response":{"incomplete_details":{"reason":"max_output_tokens"}}}']], ["stopped"]],
     ["Responses: an event without a type", "responses", [[undefined, '{"delta":"a"}']], ["malformed"]],
   ])("%s", (_name, format, events, expected) => {
     expect(steps(format, events, true)).toEqual(expected);
@@ -79,7 +79,19 @@ describe("createEventInspector", () => {
     expect(messages.usage).toBeUndefined();
     expect(messages.text.tokens()).toBe(2);
     messages.step("message_delta", '{"type":"message_delta","usage":{"output_tokens":9}}');
+    // The answer's usage is known once its last message has stopped.
+    expect(messages.usage).toBeUndefined();
+    expect(messages.step("message_stop", '{"type":"message_stop"}')).toBe("stopped");
+    expect(messages.between).toBe(true);
     expect(messages.usage).toMatchObject({ inputTokens: 12, outputTokens: 9 });
+    // Another message in the same stream: the stream goes on, and the usage adds up.
+    messages.step("message_start", '{"type":"message_start","message":{"usage":{"input_tokens":20,"output_tokens":1}}}');
+    expect(messages.between).toBe(false);
+    expect(messages.usage).toBeUndefined();
+    messages.step("message_delta", '{"type":"message_delta","usage":{"output_tokens":4}}');
+    messages.step("message_stop", '{"type":"message_stop"}');
+    expect(messages.usage).toMatchObject({ inputTokens: 32, outputTokens: 13 });
+    expect(messages.startUsage).toMatchObject({ inputTokens: 12 });
 
     const chat = createEventInspector("chat", false);
     chat.step(undefined, '{"choices":[{"delta":{"tool_calls":[{"function":{"name":"get_weather","arguments":"{\\"city\\""}}]}}]}');

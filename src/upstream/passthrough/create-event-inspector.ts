@@ -9,10 +9,12 @@ import { createTextTally, type TextTally } from "../sse/create-text-tally.ts";
 
 /**
  * What to do with one upstream event: pass it on; hide it (the Chat usage chunk the client did not
- * ask for); or stop the stream at it: before it when it is malformed or a content filter's ending,
- * after it when it is the stream's terminal event or the upstream's own error event.
+ * ask for); pass it as the possible end (a terminal event: `message_stop`, `[DONE]`,
+ * `response.completed`: the stream ends there unless more follows, as another message of a
+ * Messages stream does); or stop the stream at it: before it when it is malformed or a content
+ * filter's ending, after it when it is the upstream's own error event.
  */
-export type Verdict = "pass" | "hide" | "malformed" | "filtered" | "end" | "failed";
+export type Verdict = "pass" | "hide" | "stopped" | "malformed" | "filtered" | "failed";
 
 export interface EventInspector {
   step(name: string | undefined, data: string): Verdict;
@@ -24,6 +26,8 @@ export interface EventInspector {
   readonly failure: string | undefined;
   /** The text passed on so far, counted. */
   readonly text: TextTally;
+  /** The last event was a terminal one (Messages: a message has stopped and no other has started): the stream may end here. */
+  readonly between: boolean;
 }
 
 const parse = (data: string): JsonObject | undefined => {
@@ -43,7 +47,7 @@ const str = (value: unknown): string | undefined => (typeof value === "string" &
  * it: the terminal event, a filter's ending, the usage, the text for counting.
  */
 export function createEventInspector(format: WireFormat, hideUsageChunk: boolean): EventInspector {
-  const state: { usage?: Usage; startUsage?: Usage; failure?: string } = {};
+  const state: State = {};
   const text = createTextTally();
   const failed = (event: JsonObject): Verdict => {
     state.failure = upstreamErrorMessage(event) ?? upstreamErrorMessage(event.response) ?? "upstream sent an error event";
@@ -57,11 +61,21 @@ export function createEventInspector(format: WireFormat, hideUsageChunk: boolean
   const step = steps[format];
   return {
     step(name, data) {
-      if (format === "chat" && data === "[DONE]") return "end";
+      if (format === "chat" && data === "[DONE]") {
+        state.between = true;
+        return "stopped";
+      }
       const event = parse(data);
-      return event === undefined ? "malformed" : step(name, event);
+      if (event === undefined) return "malformed";
+      const verdict = step(name, event);
+      // Whatever follows a terminal event (a recording holds two answers) means the stream goes on.
+      if (format !== "messages" && verdict !== "stopped") state.between = false;
+      return verdict;
     },
     get usage() {
+      // Messages: the answer's usage is known once it has ended after its last message, each of
+      // whose final counts was reported.
+      if (format === "messages") return state.between && !state.unreported ? state.spent : undefined;
       return state.usage;
     },
     get startUsage() {
@@ -70,14 +84,45 @@ export function createEventInspector(format: WireFormat, hideUsageChunk: boolean
     get failure() {
       return state.failure;
     },
+    get between() {
+      return state.between === true;
+    },
     text,
   };
 }
 
-type State = { usage?: Usage; startUsage?: Usage; failure?: string };
+interface State {
+  usage?: Usage;
+  startUsage?: Usage;
+  failure?: string;
+  /** Messages: see EventInspector.between. */
+  between?: boolean;
+  /** Messages: the open message's usage at its start, and as its `message_delta` reported it. */
+  messageStart?: Usage;
+  messageUsage?: Usage;
+  /** Messages: the usage of the messages stopped so far, and whether one of them never reported it. */
+  spent?: Usage;
+  unreported?: boolean;
+}
+
+const addUsage = (a: Usage, b: Usage): Usage => ({
+  inputTokens: a.inputTokens + b.inputTokens,
+  outputTokens: a.outputTokens + b.outputTokens,
+  cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+  cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+  reasoningTokens: a.reasoningTokens + b.reasoningTokens,
+});
 type Fail = (event: JsonObject) => Verdict;
 
+/** Messages events that belong to a message: after a `message_stop`, one of them means the stream goes on. */
+const MESSAGE_EVENTS: ReadonlySet<unknown> = new Set(["message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta"]);
+
+/**
+ * Messages. A stream may carry several messages (programmatic tool calling), and the API closes it
+ * right after its last `message_stop`: a `message_stop` is the end only if nothing follows it.
+ */
 function messagesStep(name: string | undefined, event: JsonObject, state: State, text: TextTally, failed: Fail): Verdict {
+  if (MESSAGE_EVENTS.has(event.type)) state.between = false;
   switch (event.type) {
     case "content_block_delta": {
       const delta = event.delta;
@@ -97,14 +142,22 @@ function messagesStep(name: string | undefined, event: JsonObject, state: State,
     }
     case "message_start": {
       const message = event.message;
-      if (isJsonObject(message) && isJsonObject(message.usage)) state.startUsage = usageFromMessages(message.usage);
+      state.messageStart = usageFromMessages(isJsonObject(message) ? message.usage : undefined);
+      state.messageUsage = undefined;
+      // The first usage event is where the input of a stream cut short is read.
+      state.startUsage ??= state.messageStart;
       return "pass";
     }
     case "message_delta":
-      if (isJsonObject(event.usage)) state.usage = usageFromMessages(event.usage, state.usage ?? state.startUsage);
+      if (isJsonObject(event.usage)) state.messageUsage = usageFromMessages(event.usage, state.messageStart);
       return "pass";
-    case "message_stop":
-      return "end";
+    case "message_stop": {
+      const used = state.messageUsage ?? state.messageStart;
+      if (used) state.spent = state.spent ? addUsage(state.spent, used) : used;
+      if (!state.messageUsage) state.unreported = true;
+      state.between = true;
+      return "stopped";
+    }
     case "error":
       return failed(event);
     default:
@@ -156,11 +209,14 @@ function responsesStep(name: string | undefined, event: JsonObject, state: State
   switch (type) {
     case "response.completed":
       if (isJsonObject(response) && isJsonObject(response.usage)) state.usage = decodeResponsesUsage(response.usage);
-      return "end";
+      state.between = true;
+      return "stopped";
     case "response.incomplete": {
       if (isJsonObject(response) && isJsonObject(response.usage)) state.usage = decodeResponsesUsage(response.usage);
       const details = isJsonObject(response) ? response.incomplete_details : undefined;
-      return isJsonObject(details) && details.reason === "content_filter" ? "filtered" : "end";
+      if (isJsonObject(details) && details.reason === "content_filter") return "filtered";
+      state.between = true;
+      return "stopped";
     }
     case "response.failed":
       if (isJsonObject(response) && isJsonObject(response.usage)) state.usage = decodeResponsesUsage(response.usage);

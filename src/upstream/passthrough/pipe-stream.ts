@@ -75,10 +75,10 @@ function lastSequenceNumber(chunks: readonly (Uint8Array | undefined)[]): number
   return -1;
 }
 
-/** Why a stream stops before (or at) its upstream's end. */
+/** Why a stream stops before its upstream's end. */
 type Stop =
-  /** The terminal event went out, or the upstream's own error event (`failure`): nothing more is sent. */
-  | { readonly kind: "end"; readonly failure?: string }
+  /** The upstream's own error event went out: nothing more is sent. */
+  | { readonly kind: "end"; readonly failure: string }
   /** A content filter's ending: the format's filter error replaces it. */
   | { readonly kind: "filtered"; readonly blocked: Buffer }
   /** The gateway ends the stream with the format's error event. */
@@ -111,12 +111,23 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
   let sink: ReadableStreamDirectController | undefined;
   let beat: StreamBeat | undefined;
 
-  /** The events in `bytes` that may go out; sets `stop` at the first one that ends the stream. */
-  const admit = (bytes: Buffer, atEnd = false): Buffer => {
-    if (bytes.length === 0) return bytes;
+  /**
+   * Events held back: a terminal event and what followed it, which end the stream unless more comes
+   * (another message of a Messages stream). They go out with what follows, or last, once the
+   * upstream has ended: so the slot is free before the client has its last byte.
+   */
+  let held: Buffer[] = [];
+
+  /**
+   * The events in `bytes` that may go out now, and those to hold back after them; sets `stop` at the
+   * first event that ends the stream.
+   */
+  const admit = (bytes: Buffer, atEnd = false): { out: Buffer; hold?: Buffer } => {
+    if (bytes.length === 0) return { out: bytes };
     let until = bytes.length;
     let hideFrom = -1;
     let hideTo = -1;
+    let holdFrom = inspector.between ? 0 : -1;
     forEachEvent(bytes, (event) => {
       if (event.end - event.start > limits.maxEventBytes) {
         stop = { kind: "fail", error: streamFailures.eventTooLarge(limits.maxEventBytes) };
@@ -124,12 +135,17 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
         return false;
       }
       if (event.data === undefined) return true;
-      switch (inspector.step(event.name, event.data)) {
+      const verdict = inspector.step(event.name, event.data);
+      switch (verdict) {
         case "pass":
-          return true;
         case "hide":
-          hideFrom = event.start;
-          hideTo = event.end;
+        case "stopped":
+          if (verdict === "hide") {
+            hideFrom = event.start;
+            hideTo = event.end;
+          }
+          if (!inspector.between) holdFrom = -1;
+          else if (holdFrom < 0) holdFrom = event.start;
           return true;
         case "malformed":
           // At the end of the stream, an event without its blank line that does not parse was cut.
@@ -140,18 +156,36 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
           stop = { kind: "filtered", blocked: bytes.subarray(event.start) };
           until = event.start;
           return false;
-        case "end":
-          stop = { kind: "end" };
-          until = event.end;
-          return false;
         case "failed":
           stop = { kind: "end", failure: inspector.failure ?? "upstream sent an error event" };
           until = event.end;
           return false;
+        default: {
+          const unknownVerdict: never = verdict;
+          return unknownVerdict;
+        }
       }
     });
-    const out = until === bytes.length ? bytes : bytes.subarray(0, until);
-    return hideFrom >= 0 && hideTo <= until ? Buffer.concat([out.subarray(0, hideFrom), out.subarray(hideTo)]) : out;
+    // Only a stream that goes on holds anything back: a stop sends what came before it.
+    if (stop) holdFrom = -1;
+    const cut = holdFrom >= 0 ? holdFrom : until;
+    const out = cut === bytes.length ? bytes : bytes.subarray(0, cut);
+    const shown = hideFrom >= 0 && hideTo <= cut ? Buffer.concat([out.subarray(0, hideFrom), out.subarray(hideTo)]) : out;
+    return holdFrom >= 0 ? { out: shown, hold: bytes.subarray(holdFrom, until) } : { out: shown };
+  };
+
+  /** What goes out now: the events held back, when anything follows them (or `last`), then `out`; `hold` waits. */
+  const release = (out: Buffer, hold: Buffer | undefined, last: boolean): Buffer => {
+    let bytes = out;
+    if (held.length > 0 && (out.length > 0 || last)) {
+      bytes = Buffer.concat([...held, out]);
+      held = [];
+    }
+    if (hold) {
+      if (last) bytes = bytes.length === 0 ? hold : Buffer.concat([bytes, hold]);
+      else held.push(hold);
+    }
+    return bytes;
   };
 
   /** `model` shown as the tier. The bytes are whole events, so the rewriter never holds any back. */
@@ -236,7 +270,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     );
   };
 
-  /** After the terminal event: the upstream is read to its end (its connection stays reusable), nothing more is sent. */
+  /** After the upstream's error event: the upstream is read to its end (its connection stays reusable), nothing more is sent. */
   const drain = async (): Promise<void> => {
     try {
       while (!idled && (await readNext(reader)) !== null);
@@ -280,10 +314,10 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     let ending: GatewayError | undefined;
     for (;;) {
       beat.heard++;
-      let out = admit(framer.push(chunk));
+      const step = admit(framer.push(chunk));
       if (!stop && framer.overflowed) stop = { kind: "fail", error: streamFailures.eventTooLarge(limits.maxEventBytes) };
       if (stop) await beforeLastBytes();
-      out = rewrite(out);
+      const out = release(rewrite(step.out), step.hold && rewrite(step.hold), stop !== undefined);
       noteSent(out);
       if (!(await send(controller, out))) break;
       if (stop) break;
@@ -295,12 +329,14 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
           clientGone = true;
           break;
         }
+        // After the terminal event, a broken connection has cost nothing.
+        if (inspector.between) break;
         const code = error !== null && typeof error === "object" && "code" in error ? String(error.code) : "error";
         ending = streamFailures.broken(code);
         break;
       }
       if (next === null) {
-        if (idled) ending = streamFailures.idle(limits.idleMs);
+        if (idled && !inspector.between) ending = streamFailures.idle(limits.idleMs);
         break;
       }
       chunk = next;
@@ -317,14 +353,17 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     if (!stop && !ending) {
       // The upstream's end: an event still held is the stream's last only if it is whole.
       const rest = framer.restMayBeWhole() ? framer.rest() : EMPTY;
-      const out = rewrite(admit(rest.length > 0 ? Buffer.concat([rest, BLANK_LINE]) : EMPTY, true));
+      const step = admit(rest.length > 0 ? Buffer.concat([rest, BLANK_LINE]) : EMPTY, true);
       const last = stop as Stop | undefined;
-      if (last?.kind === "end" || out.length > 0) {
+      const complete = last === undefined && inspector.between;
+      const out = release(rewrite(step.out), step.hold && rewrite(step.hold), true);
+      if (complete || out.length > 0) {
         await beforeLastBytes();
         noteSent(out);
         if (!(await send(controller, out))) return report(true);
       }
       if (last?.kind === "end") return report(false, last.failure);
+      if (complete) return report(false);
       if (last?.kind === "filtered") return endFiltered(controller, last.blocked);
       if (last === undefined) ending = streamFailures.incomplete();
     }
