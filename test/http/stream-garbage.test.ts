@@ -93,8 +93,8 @@ describe("an event cut short by the end of the upstream's body is never forwarde
     const result = await stream(format, tier, "hello [knob truncateAt=6]");
     expect(result.status).toBe(200);
     expectErrorEnding(format, result.text);
-    // The same-format path says the stream ended early; a translating decoder finds the cut event malformed.
-    expect(result.text).toMatch(/upstream stream ended before it was complete|malformed/);
+    // Each path says in its words that the stream ended early (the decoders name what was missing).
+    expect(result.text).toMatch(/upstream (Responses )?stream ended before/);
     // Every event the client got is whole: its data parses.
     for (const block of result.text.trimEnd().split("\n\n")) {
       const data = block.split("\n").find((line) => line.startsWith("data: "))?.slice(6);
