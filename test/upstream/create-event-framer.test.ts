@@ -105,4 +105,16 @@ describe("createEventInspector", () => {
     expect(responses.usage).toMatchObject({ inputTokens: 3, outputTokens: 4 });
     expect(responses.text.tokens()).toBeGreaterThan(0);
   });
+
+  test("text outside ASCII is counted as the UTF-8 it is, and an upstream's error message keeps it", () => {
+    // Events reach the inspector read as Latin-1, one character per byte, as forEachEvent reads them.
+    const latin1 = (json: string): string => Buffer.from(json, "utf8").toString("latin1");
+    const chat = createEventInspector("chat", false);
+    chat.step(undefined, latin1('{"choices":[{"delta":{"content":"我们的网关把请求路由到合适的模型"}}]}'));
+    expect(chat.text.tokens()).toBeGreaterThanOrEqual(10);
+    expect(chat.text.tokens()).toBeLessThanOrEqual(14);
+    const messages = createEventInspector("messages", false);
+    expect(messages.step("error", latin1('{"type":"error","error":{"type":"overloaded_error","message":"surchargé — réessayez"}}'))).toBe("failed");
+    expect(messages.failure).toBe("surchargé — réessayez");
+  });
 });

@@ -6,6 +6,7 @@ import { usageFromMessages } from "../../formats/messages/map-usage.ts";
 import { decodeResponsesUsage } from "../../formats/responses/map-usage.ts";
 import { upstreamErrorMessage } from "../classify-upstream-error.ts";
 import { createTextTally, type TextTally } from "../sse/create-text-tally.ts";
+import { fromLatin1 } from "./for-each-event.ts";
 
 /**
  * What to do with one upstream event: pass it on; hide it (the Chat usage chunk the client did not
@@ -48,9 +49,12 @@ const str = (value: unknown): string | undefined => (typeof value === "string" &
  */
 export function createEventInspector(format: WireFormat, hideUsageChunk: boolean): EventInspector {
   const state: State = {};
-  const text = createTextTally();
+  const tally = createTextTally();
+  // Event data is read as Latin-1 (see forEachEvent): text is counted as the UTF-8 it is.
+  const text: TextTally = { add: (piece) => tally.add(fromLatin1(piece)), tokens: () => tally.tokens() };
   const failed = (event: JsonObject): Verdict => {
-    state.failure = upstreamErrorMessage(event) ?? upstreamErrorMessage(event.response) ?? "upstream sent an error event";
+    const message = upstreamErrorMessage(event) ?? upstreamErrorMessage(event.response);
+    state.failure = message === undefined ? "upstream sent an error event" : fromLatin1(message);
     return "failed";
   };
   const steps: Record<WireFormat, (name: string | undefined, event: JsonObject) => Verdict> = {

@@ -4,48 +4,53 @@ export interface EventView {
   /** Just past the event's blank line. */
   readonly end: number;
   readonly name: string | undefined;
-  /** Undefined for an event without a data line (a comment, a bare `event:` line). */
+  /**
+   * Undefined for an event without a data line (a comment, a bare `event:` line). Read as Latin-1:
+   * one character per byte, so that positions are byte positions and no UTF-8 is decoded; JSON
+   * structure is ASCII, so it parses the same (see `fromLatin1` for the text inside).
+   */
   readonly data: string | undefined;
 }
 
-const LF = 10;
 const CR = 13;
-const DATA = Buffer.from("data:");
-const EVENT = Buffer.from("event:");
-const SPACE = 0x20;
-
-function startsWith(bytes: Buffer, at: number, end: number, prefix: Buffer): boolean {
-  return bytes[at] === prefix[0] && end - at >= prefix.length && bytes.compare(prefix, 0, prefix.length, at, at + prefix.length) === 0;
-}
 
 /**
- * Walks the whole SSE events in `bytes` (as the framer hands them over) without copying them: only
- * each event's data is decoded. `visit` returns false to stop the walk.
+ * Walks the whole SSE events in `bytes` (as the framer hands them over) with one decode of the
+ * bytes (Latin-1, which copies without decoding) and substrings of it: a few string searches an
+ * event. `visit` returns false to stop the walk.
  */
 export function forEachEvent(bytes: Buffer, visit: (event: EventView) => boolean): void {
+  const text = bytes.toString("latin1");
   let pos = 0;
   let start = 0;
   let name: string | undefined;
   let data: string | undefined;
-  const n = bytes.length;
+  const n = text.length;
   while (pos < n) {
-    let lf = bytes.indexOf(LF, pos);
+    let lf = text.indexOf("\n", pos);
     if (lf < 0) lf = n;
-    const lineEnd = lf > pos && bytes[lf - 1] === CR ? lf - 1 : lf;
+    const lineEnd = lf > pos && text.charCodeAt(lf - 1) === CR ? lf - 1 : lf;
     if (lineEnd === pos) {
       if (pos > start && !visit({ start, end: lf + 1, name, data })) return;
       start = lf + 1;
       name = undefined;
       data = undefined;
-    } else if (startsWith(bytes, pos, lineEnd, DATA)) {
-      const from = pos + DATA.length + (bytes[pos + DATA.length] === SPACE ? 1 : 0);
-      const line = bytes.toString("utf8", from, lineEnd);
+    } else if (text.startsWith("data:", pos)) {
+      const from = pos + (text.charCodeAt(pos + 5) === 0x20 ? 6 : 5);
+      const line = text.slice(from, lineEnd);
       data = data === undefined ? line : `${data}\n${line}`;
-    } else if (startsWith(bytes, pos, lineEnd, EVENT)) {
-      name = bytes.toString("utf8", pos + EVENT.length, lineEnd).trim();
+    } else if (text.startsWith("event:", pos)) {
+      name = text.slice(pos + 6, lineEnd).trim();
     }
     pos = lf + 1;
   }
   // The stream's last event without its blank line (only the end of a stream hands one over).
   if (start < n) visit({ start, end: n, name, data });
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** Text read from Latin-1 data, as the UTF-8 it was: only text that holds a non-ASCII byte is decoded. */
+export function fromLatin1(text: string): string {
+  return NON_ASCII.test(text) ? Buffer.from(text, "latin1").toString("utf8") : text;
 }
