@@ -270,15 +270,6 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     );
   };
 
-  /** After the upstream's error event: the upstream is read to its end (its connection stays reusable), nothing more is sent. */
-  const drain = async (): Promise<void> => {
-    try {
-      while (!idled && (await readNext(reader)) !== null);
-    } catch {
-      // The answer is complete; a connection that breaks now costs nothing.
-    }
-  };
-
   const source: Bun.DirectUnderlyingSource<Uint8Array> = {
     type: "direct",
     async pull(controller) {
@@ -347,8 +338,9 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     }
     if (stop?.kind === "filtered") return endFiltered(controller, stop.blocked);
     if (stop?.kind === "end") {
-      report(false, stop.failure);
-      return drain();
+      // The upstream's own error event went out: nothing after it is wanted.
+      await reader.cancel().catch(() => {});
+      return report(false, stop.failure);
     }
     if (!stop && !ending) {
       // The upstream's end: an event still held is the stream's last only if it is whole.
