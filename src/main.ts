@@ -1,6 +1,8 @@
 import { ConfigError, loadConfig } from "./config/load-config.ts";
 import type { Config } from "./config/schema.ts";
 import { PortInUseError } from "./ops/ensure-port-free.ts";
+import { loadLibc } from "./ops/load-libc.ts";
+import { sizeProcess } from "./ops/size-process.ts";
 import { startGateway, type RunningGateway } from "./start-gateway.ts";
 
 function configOrExit(): Config {
@@ -73,6 +75,8 @@ function firstAccountHint(config: Config): string {
 
 async function main(): Promise<void> {
   const config = configOrExit();
+  // Before anything starts: this may replace the process with itself, sized for its streams.
+  const sizing = sizeProcess(config.maxUpstreamRequests, loadLibc());
   const started = startGateway(config);
   handleSignals(started);
   const gateway = await started;
@@ -84,6 +88,8 @@ async function main(): Promise<void> {
   }
   // Outside the offline demo no account is made for the operator: a key printed here would end up in a log.
   if (gateway.noAccounts) console.log(`routelane: no accounts yet; ${firstAccountHint(config)}`);
+  console.log(sizing.info);
+  for (const warning of sizing.warnings) console.error(warning);
 }
 
 await main().catch((error: unknown) => {

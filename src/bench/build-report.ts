@@ -9,6 +9,7 @@ import {
 } from "./compare-targets.ts";
 import type { CostRow } from "./measure-module-costs.ts";
 import type { LoadResult } from "./load-result.ts";
+import type { OpenStreamsResult } from "./run-open-streams.ts";
 import type { BenchFormat, BenchMode, BenchTarget, Scenario } from "./scenarios.ts";
 
 export interface BenchMeta {
@@ -59,6 +60,8 @@ export interface BenchReport {
   readonly groups: readonly ReportGroup[];
   /** The gateway's modules timed in-process (absent with `--costs off`). */
   readonly costs?: readonly CostRow[] | undefined;
+  /** The open-streams row, one result per hold (absent with `--streams 0`). */
+  readonly openStreams?: readonly OpenStreamsResult[] | undefined;
 }
 
 const cpuBeyond = (bare: ScenarioResult | undefined, row: ScenarioResult | undefined): number | undefined =>
@@ -69,6 +72,7 @@ export function buildReport(
   meta: BenchMeta,
   measured: ReadonlyArray<{ scenario: Scenario; result: LoadResult; cpuUsPerRequest: number | undefined; latency?: LoadResult | undefined }>,
   costs?: readonly CostRow[],
+  openStreams?: readonly OpenStreamsResult[],
 ): BenchReport {
   const groups = new Map<string, { format: BenchFormat; mode: BenchMode; rows: ScenarioResult[] }>();
   for (const { scenario, result, cpuUsPerRequest, latency } of measured) {
@@ -83,6 +87,7 @@ export function buildReport(
   return {
     meta,
     ...(costs ? { costs } : {}),
+    ...(openStreams ? { openStreams } : {}),
     groups: [...groups.values()].map((group) => {
       const bare = group.rows.find((row) => row.target === "bare");
       const gateway = group.rows.find((row) => row.target === "gateway");

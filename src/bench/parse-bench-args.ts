@@ -32,6 +32,10 @@ export interface BenchArgs {
   readonly cpuProfDir: string | undefined;
   /** The in-process cost section: before the load scenarios (on), not at all (off), or alone (only). */
   readonly costs: CostsChoice;
+  /** Slow streams the open-streams row holds on the gateway at once (0 = no such row). */
+  readonly streams: number;
+  /** Only the open-streams row: no cost section, no load scenarios. */
+  readonly streamsOnly: boolean;
   readonly help: boolean;
 }
 
@@ -52,7 +56,10 @@ export const USAGE = `usage: bun run bench [options]
                           it joins the default targets (with --targets, list it); not with --database-url
   --cpu-prof <dir>        profile the gateway (bun --cpu-prof); the .cpuprofile lands in <dir> when the bench ends
   --costs <c>             on | off | only: time routing, limits + cache and the request observers in-process
-                          first (default on; only = no processes, no load)`;
+                          first (default on; only = no processes, no load)
+  --streams <n>           the open-streams row: hold n slow streams on the gateway at once, time new requests meanwhile,
+                          report the gateway's memory and descriptors (default 10000; 0 = no row)
+  --streams-only          only the open-streams row`;
 
 /** A bad command line; the CLI prints the message and the usage. */
 export class BenchArgsError extends Error {
@@ -119,6 +126,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
         baseline: { type: "string" },
         "cpu-prof": { type: "string" },
         costs: { type: "string", default: "on" },
+        streams: { type: "string", default: "10000" },
+        "streams-only": { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
     }));
@@ -135,6 +144,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   // Both gateways would migrate and write one database: usage, keys and logs mixed, and each slowed by the other's writes.
   if (baselineDir !== undefined && values["database-url"] !== undefined)
     throw new BenchArgsError("--baseline cannot be combined with --database-url: the two gateways would share one database");
+  if (values["streams-only"] && values.streams === "0") throw new BenchArgsError("--streams-only needs --streams above 0");
   return {
     durationSec: positive("duration", values.duration, false),
     rounds: positive("rounds", values.rounds, true),
@@ -151,6 +161,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     baselineDir,
     cpuProfDir: values["cpu-prof"],
     costs: costs as CostsChoice,
+    streams: values.streams === "0" ? 0 : positive("streams", values.streams, true),
+    streamsOnly: values["streams-only"],
     help: values.help,
   };
 }

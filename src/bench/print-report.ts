@@ -1,6 +1,7 @@
 import { TARGET_ADDED_P50_MS, TARGET_CACHE_SPEEDUP, type BaselineComparison, type CacheComparison, type Comparison } from "./compare-targets.ts";
 import type { BenchMeta, BenchReport, ReportGroup } from "./build-report.ts";
 import type { CostRow } from "./measure-module-costs.ts";
+import type { OpenStreamsResult } from "./run-open-streams.ts";
 
 const ms = (value: number | undefined): string => (value === undefined || Number.isNaN(value) ? "-" : value.toFixed(2));
 const mark = (pass: boolean): string => (pass ? "PASS" : "MISS");
@@ -63,6 +64,29 @@ export function formatCosts(costs: readonly CostRow[]): string[] {
   return [`in-process cost per call (gateway modules on the bench config, ${calls} timed calls per row, median of rounds)`, ...lines];
 }
 
+/** Targets of the open-streams row (issue 18). */
+export const TARGET_PROBE_TTFB_P99_MS = 50;
+export const AIM_RSS_PER_STREAM_BYTES = 64 * 1024;
+
+const mb = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(0)} MB`;
+
+/** One hold of the open-streams row: what was held, what failed, new requests meanwhile, and the gateway's footprint. */
+export function formatOpenStreams(r: OpenStreamsResult): string[] {
+  const which = r.hold === 1 ? "first hold, a process that never held so many" : `hold ${r.hold}, the process already grown by the one before`;
+  const out = [`open streams: ${r.streams} slow streams held on one gateway (Chat, tier normal, one event every 2 s), ${which}`];
+  if (r.limitNote) out.push(`  ! ${r.limitNote}`);
+  out.push(`  all open after ${r.openSec.toFixed(1)} s · ${r.completed} completed · errors ${r.errors} (target 0) ${mark(r.errors === 0 && r.opened === r.streams)}`);
+  if (r.firstError) out.push(`  ! first error: ${r.firstError}`);
+  out.push(
+    `  new requests meanwhile: ${r.probes} one at a time, ${r.probeErrors} errors · time to first byte p50 ${ms(r.probeTtfbP50Ms)} ms, p99 ${ms(r.probeTtfbP99Ms)} ms (target ≤ ${TARGET_PROBE_TTFB_P99_MS}) ${mark(r.probeErrors === 0 && r.probeTtfbP99Ms <= TARGET_PROBE_TTFB_P99_MS)}`,
+  );
+  out.push(
+    `  gateway RSS ${mb(r.before.rssBytes)} → ${mb(r.peak.rssBytes)} at the peak → ${mb(r.after.rssBytes)} 15 s after: ${(r.rssPerStreamBytes / 1024).toFixed(1)} KB per open stream (aim ≤ ${AIM_RSS_PER_STREAM_BYTES / 1024}) ${mark(r.rssPerStreamBytes <= AIM_RSS_PER_STREAM_BYTES)}`,
+  );
+  out.push(`  gateway descriptors ${r.before.fds} → ${r.peak.fds} at the peak → ${r.after.fds} after`);
+  return out;
+}
+
 function formatGroup(group: ReportGroup): string[] {
   const header = ["target", "req/s", "p50 ms", "p99 ms", "ttfb p50", "cpu µs/req", "errors", "1-conn p50", "1-conn p99"];
   const rows = group.rows.map((row) => [
@@ -112,7 +136,8 @@ export function formatReport(report: BenchReport): string {
   }
   const costs = report.costs && report.costs.length > 0 ? ["", ...formatCosts(report.costs)] : [];
   const timedSections = sections.length > 0 ? ["", sections.join("\n\n"), "", ...summary] : [];
-  return [formatMeta(report.meta), ...costs, ...timedSections].join("\n");
+  const streams = (report.openStreams ?? []).flatMap((hold) => ["", ...formatOpenStreams(hold)]);
+  return [formatMeta(report.meta), ...costs, ...timedSections, ...streams].join("\n");
 }
 
 export function printReport(report: BenchReport): void {

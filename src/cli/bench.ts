@@ -10,7 +10,10 @@ import { runScenario } from "../bench/run-scenario.ts";
 import { medianOfRounds, type Measured } from "../bench/median-of-rounds.ts";
 import { measureModuleCosts, type CostRow } from "../bench/measure-module-costs.ts";
 import { buildScenarios } from "../bench/scenarios.ts";
+import { runOpenStreams, type OpenStreamsResult } from "../bench/run-open-streams.ts";
 import { startProcesses } from "../bench/start-processes.ts";
+
+const OPEN_STREAMS_HOLDS = 2;
 
 function chooseTool(args: BenchArgs): "wrk" | "builtin" {
   if (args.tool === "builtin") return "builtin";
@@ -62,7 +65,7 @@ async function bench(args: BenchArgs): Promise<void> {
     console.error(`bench: ${formatMeta(meta)}`);
     // Before the servers start, so the only load from this run is the timed calls themselves.
     let costs: CostRow[] | undefined;
-    if (args.costs !== "off") {
+    if (args.costs !== "off" && !args.streamsOnly) {
       console.error("bench: timing routing, limits + cache and the request observers in-process…");
       costs = await measureModuleCosts();
     }
@@ -74,7 +77,7 @@ async function bench(args: BenchArgs): Promise<void> {
       cpuProfDir: args.cpuProfDir,
       baselineDir: args.baselineDir,
     });
-    const scenarios = buildScenarios(args, processes.endpoints);
+    const scenarios = args.streamsOnly ? [] : buildScenarios(args, processes.endpoints);
     // Rounds interleave the targets over time, so a burst of outside load hits each of them alike.
     const rounds: Measured[][] = scenarios.map(() => []);
     for (let round = 1; round <= args.rounds; round++) {
@@ -95,10 +98,28 @@ async function bench(args: BenchArgs): Promise<void> {
         rounds[i]!.push({ result: load, cpuUsPerRequest, latency });
       }
     }
+    // Held twice: the first hold grows the process's heap once (JIT, GC heap, allocator arenas),
+    // the second shows what each stream costs a process that has held them before.
+    const openStreams: OpenStreamsResult[] = [];
+    for (let hold = 1; args.streams > 0 && hold <= OPEN_STREAMS_HOLDS; hold++) {
+      console.error(`bench: holding ${args.streams} slow streams on the gateway (${hold}/${OPEN_STREAMS_HOLDS})…`);
+      openStreams.push(
+        await runOpenStreams({
+          group,
+          gatewayUrl: processes.endpoints.gateway,
+          gatewayKey: processes.endpoints.gatewayKey,
+          gatewayPid: processes.pids.gateway,
+          streams: args.streams,
+          hold,
+        }),
+      );
+      group.assertAlive();
+    }
     const report = buildReport(
       meta,
       scenarios.map((scenario, i) => ({ scenario, ...medianOfRounds(rounds[i]!) })),
       costs,
+      openStreams.length > 0 ? openStreams : undefined,
     );
     emit(report, args);
   } finally {

@@ -15,6 +15,8 @@ type Env = Record<string, string | undefined>;
 const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
 const DEFAULT_KEY_CACHE_TTL_MS = 60_000;
 const DEFAULT_UPSTREAM_TIMEOUT_MS = 120_000;
+/** Thousands of streams per instance (LLM streams last minutes); each holds two sockets. */
+const DEFAULT_MAX_UPSTREAM_REQUESTS = 16_384;
 /** Two retries per request, begun within 15 s, backing off 0.5 s, 1 s, … up to 8 s. */
 const DEFAULT_RETRIES: RetryPolicy = { attempts: 2, budgetMs: 15_000, baseDelayMs: 500, maxDelayMs: 8_000 };
 /** Below the idle timeouts of common proxies and load balancers (30–60 s). */
@@ -167,6 +169,7 @@ export function loadConfig(env: Env = process.env): Config {
     streamIdleTimeoutMs: file.server?.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
     maxUpstreamBodyBytes: file.server?.maxUpstreamBodyBytes ?? DEFAULT_MAX_UPSTREAM_BYTES,
     maxUpstreamEventBytes: file.server?.maxUpstreamEventBytes ?? DEFAULT_MAX_UPSTREAM_BYTES,
+    maxUpstreamRequests: file.server?.maxUpstreamRequests ?? DEFAULT_MAX_UPSTREAM_REQUESTS,
     providers: file.providers,
     models: file.models,
     tiers: file.tiers,

@@ -356,6 +356,8 @@ export const FileConfigSchema = t.Object(
           maxUpstreamBodyBytes: t.Optional(t.Integer({ minimum: 1024 })),
           /** Largest single upstream stream event read; a larger one ends the stream with the format's error event, bytes. */
           maxUpstreamEventBytes: t.Optional(t.Integer({ minimum: 1024 })),
+          /** Upstream calls (streams included) the process keeps open at once; Bun's own default would be 256. */
+          maxUpstreamRequests: t.Optional(t.Integer({ minimum: 1, maximum: 65_535 })),
         },
         { additionalProperties: false },
       ),
@@ -388,6 +390,8 @@ export interface Config {
   readonly streamIdleTimeoutMs: number;
   readonly maxUpstreamBodyBytes: number;
   readonly maxUpstreamEventBytes: number;
+  /** Upstream calls open at once (server.maxUpstreamRequests): Bun's fetch pool is sized to it at start. */
+  readonly maxUpstreamRequests: number;
   readonly providers: Readonly<Record<string, Provider>>;
   readonly models: Readonly<Record<string, ModelConfig>>;
   readonly tiers: Readonly<Record<(typeof TIERS)[number], TierConfig>>;

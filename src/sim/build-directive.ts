@@ -52,6 +52,10 @@ export function buildDirective(pairs: readonly DirectivePair[], model: string): 
       case "retryAfterMs":
         directive.retryAfterMs = toCount(value);
         break;
+      case "gap":
+      case "gapMs":
+        directive.gapMs = toCount(value);
+        break;
       case "words":
         directive.words = toCount(value);
         break;

@@ -44,6 +44,8 @@ export interface SimDirective extends Fault {
   /** `retry-after` / `retry-after-ms` on the error response of `status`, as written. */
   retryAfter?: string;
   retryAfterMs?: number;
+  /** Stream: this many ms between events (a slow stream that stays open; the first event goes at once). */
+  gapMs?: number;
   words?: number;
   tools?: string[];
   args?: Record<string, unknown>;

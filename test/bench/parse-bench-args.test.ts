@@ -26,6 +26,9 @@ describe("parseBenchArgs", () => {
     [["--targets", "cached,gateway"], { targets: ["gateway", "cached"] }],
     [["--out", "/tmp/x.json"], { json: true, out: "/tmp/x.json" }],
     [["--database-url", "postgres://h/db"], { databaseUrl: "postgres://h/db" }],
+    [[], { streams: 10_000, streamsOnly: false }],
+    [["--streams", "0"], { streams: 0 }],
+    [["--streams", "400", "--streams-only"], { streams: 400, streamsOnly: true }],
   ])("%p", (argv, expected) => {
     expect(parseBenchArgs(argv)).toMatchObject(expected);
   });
@@ -37,6 +40,8 @@ describe("parseBenchArgs", () => {
     [["--formats", "messages,soap"], /unknown "soap"/],
     [["--tool", "ab"], /--tool/],
     [["--costs", "maybe"], /--costs/],
+    [["--streams", "-1"], /--streams/],
+    [["--streams", "0", "--streams-only"], /--streams-only needs/],
     [["--nope"], /nope/],
   ])("rejects %p", (argv, message) => {
     expect(() => parseBenchArgs(argv)).toThrow(message);

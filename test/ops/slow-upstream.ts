@@ -6,6 +6,8 @@ export interface SlowUpstream {
   readonly server: Server<undefined>;
   /** Resolves when a stream has sent its first chunk and is holding. */
   readonly holding: Promise<void>;
+  /** Resolves once `count` streams are held at the same time. */
+  holdingAtLeast(count: number): Promise<void>;
   /** Lets every held stream send the rest. */
   release(): void;
   stop(): void;
@@ -23,6 +25,16 @@ export function startSlowUpstream(): SlowUpstream {
   const gate = new Promise<void>((resolve) => (released = resolve));
   let held!: () => void;
   const holding = new Promise<void>((resolve) => (held = resolve));
+  let holdingNow = 0;
+  const waiters: Array<{ count: number; resolve: () => void }> = [];
+  const heldOneMore = (): void => {
+    holdingNow += 1;
+    held();
+    for (const waiter of waiters.filter((w) => holdingNow >= w.count)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  };
   const encoder = new TextEncoder();
   const server = Bun.serve({
     port: 0,
@@ -30,22 +42,42 @@ export function startSlowUpstream(): SlowUpstream {
     // A stream may be held longer than Bun's default 10 s idle limit on a loaded machine.
     idleTimeout: 0,
     fetch() {
+      // Held from the first chunk until released, or until the gateway lets go of it.
+      let holdingThis = false;
+      const letGo = (): void => {
+        if (holdingThis) holdingNow -= 1;
+        holdingThis = false;
+      };
+      let cancelled = false;
       const body = new ReadableStream<Uint8Array>({
         async start(controller) {
           controller.enqueue(encoder.encode(chunk({ role: "assistant", content: "first " })));
-          held();
+          holdingThis = true;
+          heldOneMore();
           await gate;
+          letGo();
+          if (cancelled) return;
           for (const word of ["second ", "third"]) controller.enqueue(encoder.encode(chunk({ content: word })));
           controller.enqueue(encoder.encode(chunk({}, "stop")));
           controller.enqueue(encoder.encode(`data: ${JSON.stringify({ id: "chatcmpl-slow", object: "chat.completion.chunk", created: 1, model: "slow-1", choices: [], usage: { prompt_tokens: 3, completion_tokens: 3, total_tokens: 6 } })}\n\n`));
           controller.enqueue(encoder.encode("data: [DONE]\n\n"));
           controller.close();
         },
+        cancel() {
+          cancelled = true;
+          letGo();
+        },
       });
       return new Response(body, { headers: { "content-type": "text/event-stream" } });
     },
   });
-  return { server, holding, release: () => released(), stop: () => void server.stop(true) };
+  return {
+    server,
+    holding,
+    holdingAtLeast: (count) => (holdingNow >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
+    release: () => released(),
+    stop: () => void server.stop(true),
+  };
 }
 
 /** The default config with the fast tier on the slow upstream (Chat Completions only). */

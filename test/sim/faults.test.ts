@@ -100,6 +100,41 @@ describe("delay fault", () => {
   });
 });
 
+describe("gap: a slow stream", () => {
+  test("the first event comes at once, the others one by one; the stream is whole, and a client that leaves stops it", async () => {
+    const res = await fetch(`${sim.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(chat("slow [sim gap=1000 words=1]", "gpt-f", true)),
+    });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    const first = decoder.decode((await reader.read()).value);
+    // One event per read: the next is a second away.
+    expect(parseSse(first)).toHaveLength(1);
+    let rest = "";
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += decoder.decode(chunk.value);
+    const events = parseSse(first + rest);
+    expect(events.at(-1)?.data).toBe("[DONE]");
+    const quick = await fetch(`${sim.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(chat("slow [sim words=1]", "gpt-f", true)),
+    });
+    // The same events as without the gap (ids differ: they hash the body).
+    expect(parseSse(await quick.text())).toHaveLength(events.length);
+
+    const left = await fetch(`${sim.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(chat("slow [sim gap=60000 words=1]", "gpt-f", true)),
+    });
+    const leftReader = left.body!.getReader();
+    await leftReader.read();
+    await leftReader.cancel();
+  }, 30_000);
+});
+
 describe("cut fault", () => {
   test("raw stream stops after N events without a terminator, and the connection errors", async () => {
     const res = await fetch(`${sim.url}/v1/messages`, { method: "POST", body: JSON.stringify(messages("[sim cut=3] hi", "claude-f", true)) });

@@ -1,0 +1,58 @@
+import type { Libc } from "./load-libc.ts";
+
+/** Bun sizes its fetch pool from this variable once, at process start; unset it is 256. */
+export const FETCH_POOL_VARIABLE = "BUN_CONFIG_MAX_HTTP_REQUESTS";
+const BUN_DEFAULT_FETCH_POOL = 256;
+/** Descriptors besides the streams' two sockets each: listeners, database, logs, Redis, files. */
+const RESERVED_FILES = 256;
+
+/** What start-up says about the process's limits: one line, plus one for each limit it could not set. */
+export interface ProcessSizing {
+  readonly info: string;
+  readonly warnings: readonly string[];
+}
+
+/** This process's own command line, for exec: a compiled executable carries its entry point inside. */
+function ownCommand(): readonly string[] {
+  const compiled = process.argv[1]?.startsWith("/$bunfs/") ?? false;
+  return compiled ? [process.execPath, ...process.argv.slice(2)] : [process.execPath, ...process.execArgv, ...process.argv.slice(1)];
+}
+
+/**
+ * Sizes the process for `maxUpstreamRequests` open upstream calls before anything starts: the
+ * open-file limit goes to its hard limit (two sockets per stream), and Bun's fetch pool, which Bun
+ * reads from the environment only at start, is set by replacing this process with itself under
+ * that variable (execve: same pid, so a supervisor's signals still reach it). Returns only when no
+ * exec was needed, or when it failed; what could not be set comes back as one line each.
+ */
+export function sizeProcess(maxUpstreamRequests: number, libc: Libc | string, env: Readonly<Record<string, string | undefined>> = process.env): ProcessSizing {
+  const warnings: string[] = [];
+  let files = "open-file limit unknown";
+  if (typeof libc === "string") {
+    warnings.push(`routelane: open-file limit not checked: ${libc}`);
+  } else {
+    let { soft, hard } = libc.openFileLimit();
+    if (soft < hard && libc.setOpenFileSoftLimit(hard)) soft = hard;
+    const streams = Math.max(0, Math.floor((soft - RESERVED_FILES) / 2));
+    files = `open-file limit ${soft}`;
+    if (streams < maxUpstreamRequests) {
+      warnings.push(
+        `routelane: open-file limit ${soft} (hard ${hard}) holds about ${streams} streams, fewer than server.maxUpstreamRequests ${maxUpstreamRequests}: raise the hard limit (ulimit -Hn, systemd LimitNOFILE=, docker --ulimit nofile=)`,
+      );
+    }
+  }
+
+  const wanted = String(maxUpstreamRequests);
+  if (env[FETCH_POOL_VARIABLE] !== wanted) {
+    if (typeof libc !== "string") {
+      const command = ownCommand();
+      libc.exec(command[0]!, command, { ...env, [FETCH_POOL_VARIABLE]: wanted });
+    }
+    const pool = Number(env[FETCH_POOL_VARIABLE]) || BUN_DEFAULT_FETCH_POOL;
+    warnings.push(
+      `routelane: upstream calls held to ${pool} at once (could not restart with ${FETCH_POOL_VARIABLE}=${wanted}${typeof libc === "string" ? `: ${libc}` : ""}); set it in the environment before start`,
+    );
+    return { info: `routelane: up to ${pool} upstream calls at once, ${files}`, warnings };
+  }
+  return { info: `routelane: up to ${wanted} upstream calls at once, ${files}`, warnings };
+}

@@ -1,0 +1,72 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { loadLibc, type Libc } from "../../src/ops/load-libc.ts";
+import { FETCH_POOL_VARIABLE, sizeProcess } from "../../src/ops/size-process.ts";
+
+/** A C library whose limits are given and whose exec is recorded (a real one would replace the test runner). */
+function fakeLibc(limit: { soft: number; hard: number }, raise = true) {
+  const execs: Array<{ path: string; argv: readonly string[]; env: Readonly<Record<string, string | undefined>> }> = [];
+  const libc: Libc = {
+    openFileLimit: () => ({ ...limit }),
+    setOpenFileSoftLimit(soft) {
+      if (raise) limit.soft = soft;
+      return raise;
+    },
+    exec: (path, argv, env) => void execs.push({ path, argv, env }),
+  };
+  return { libc, execs, limit };
+}
+
+describe("sizeProcess", () => {
+  test("the pool already sized and files enough: no exec, one line", () => {
+    const { libc, execs } = fakeLibc({ soft: 1024, hard: 1_048_576 });
+    const sizing = sizeProcess(16_384, libc, { [FETCH_POOL_VARIABLE]: "16384" });
+    expect(execs).toEqual([]);
+    expect(sizing).toEqual({ info: "routelane: up to 16384 upstream calls at once, open-file limit 1048576", warnings: [] });
+  });
+
+  test("the pool unsized: the process is replaced by itself with the variable set, the rest of the environment kept", () => {
+    const { libc, execs } = fakeLibc({ soft: 1_048_576, hard: 1_048_576 });
+    sizeProcess(16_384, libc, { PATH: "/usr/bin", [FETCH_POOL_VARIABLE]: "256" });
+    expect(execs).toHaveLength(1);
+    expect(execs[0]!.path).toBe(process.execPath);
+    expect(execs[0]!.argv[0]).toBe(process.execPath);
+    expect(execs[0]!.env).toEqual({ PATH: "/usr/bin", [FETCH_POOL_VARIABLE]: "16384" });
+  });
+
+  test("an exec that fails leaves Bun's pool, said in one line", () => {
+    const { libc } = fakeLibc({ soft: 1_048_576, hard: 1_048_576 });
+    const sizing = sizeProcess(16_384, libc, {});
+    expect(sizing.info).toBe("routelane: up to 256 upstream calls at once, open-file limit 1048576");
+    expect(sizing.warnings).toEqual([
+      `routelane: upstream calls held to 256 at once (could not restart with ${FETCH_POOL_VARIABLE}=16384); set it in the environment before start`,
+    ]);
+  });
+
+  test("a hard limit too low for the streams: raised as far as it goes, and one line says how many it holds", () => {
+    const { libc, limit } = fakeLibc({ soft: 1024, hard: 20_000 });
+    const sizing = sizeProcess(16_384, libc, { [FETCH_POOL_VARIABLE]: "16384" });
+    expect(limit.soft).toBe(20_000);
+    expect(sizing.warnings).toEqual([
+      "routelane: open-file limit 20000 (hard 20000) holds about 9872 streams, fewer than server.maxUpstreamRequests 16384: raise the hard limit (ulimit -Hn, systemd LimitNOFILE=, docker --ulimit nofile=)",
+    ]);
+  });
+
+  test("no C library to call: both said, nothing set", () => {
+    const sizing = sizeProcess(16_384, "not on Linux (darwin)", {});
+    expect(sizing.warnings).toEqual([
+      "routelane: open-file limit not checked: not on Linux (darwin)",
+      `routelane: upstream calls held to 256 at once (could not restart with ${FETCH_POOL_VARIABLE}=16384: not on Linux (darwin)); set it in the environment before start`,
+    ]);
+  });
+
+  test.skipIf(process.platform !== "linux")("the real C library reads this process's open-file limit as /proc shows it", () => {
+    const libc = loadLibc();
+    if (typeof libc === "string") throw new Error(libc);
+    const line = readFileSync("/proc/self/limits", "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("Max open files"))!;
+    const [soft, hard] = line.split(/\s{2,}/).slice(1, 3).map(Number);
+    expect(libc.openFileLimit()).toEqual({ soft: soft!, hard: hard! });
+  });
+});
