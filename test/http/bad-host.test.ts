@@ -30,7 +30,7 @@ const CASES: ReadonlyArray<readonly [method: string, path: string, status: numbe
 
 for (const [method, path, status, auth] of CASES) {
   test(`${method} ${path} with a Host header that is not a host name: ${status}, not a 500`, async () => {
-    const headers = auth === "key" ? { "x-api-key": key } : { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const headers: Record<string, string> = auth === "key" ? { "x-api-key": key } : { authorization: `Bearer ${ADMIN_TOKEN}` };
     const answer = await withBadHost(method, path, headers);
     expect(answer.status).toBe(status);
     if (status >= 400) expect(JSON.parse(answer.body).error.message).toBeString();
