@@ -6,8 +6,8 @@ export interface StreamTokens {
   readonly usage?: Usage;
   /** The upstream's usage at the start (Messages `message_start`). */
   readonly startUsage?: Usage;
-  /** The tokens of the text the client was sent, counted by the gateway. */
-  readonly sentTokens: number;
+  /** The tokens of the text the client was sent, counted by the gateway (only when needed). */
+  sentTokens(): number;
 }
 
 /**
@@ -24,7 +24,7 @@ export function billStreamUsage(end: StreamTokens, countInput: () => number): Us
   const fromUpstream = start !== undefined && start.inputTokens > 0;
   return {
     inputTokens: fromUpstream ? start.inputTokens : countInput(),
-    outputTokens: Math.max(start?.outputTokens ?? 0, end.sentTokens),
+    outputTokens: Math.max(start?.outputTokens ?? 0, end.sentTokens()),
     cacheReadTokens: fromUpstream ? start.cacheReadTokens : 0,
     cacheWriteTokens: fromUpstream ? start.cacheWriteTokens : 0,
     reasoningTokens: 0,

@@ -49,9 +49,8 @@ const str = (value: unknown): string | undefined => (typeof value === "string" &
  */
 export function createEventInspector(format: WireFormat, hideUsageChunk: boolean): EventInspector {
   const state: State = {};
-  const tally = createTextTally();
-  // Event data is read as Latin-1 (see forEachEvent): text is counted as the UTF-8 it is.
-  const text: TextTally = { add: (piece) => tally.add(fromLatin1(piece)), tokens: () => tally.tokens() };
+  // Event data is read as Latin-1 (see forEachEvent): the text is counted as the UTF-8 it is.
+  const text = createTextTally(fromLatin1);
   const failed = (event: JsonObject): Verdict => {
     const message = upstreamErrorMessage(event) ?? upstreamErrorMessage(event.response);
     state.failure = message === undefined ? "upstream sent an error event" : fromLatin1(message);

@@ -50,7 +50,7 @@ export interface PipeEnd {
   /** What the upstream reported at the start (Messages: the input tokens). */
   readonly startUsage?: Usage;
   /** The tokens of the text sent to the client, counted by the gateway. */
-  readonly sentTokens: number;
+  sentTokens(): number;
   /** Every chunk sent, when `keepChunks` was asked and the stream stayed within the size kept. */
   readonly chunks?: readonly Uint8Array[];
 }
@@ -235,7 +235,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     const start = inspector.startUsage;
     request.onEnd?.({
       clientAborted,
-      sentTokens: inspector.text.tokens(),
+      sentTokens: () => inspector.text.tokens(),
       ...(failure !== undefined ? { failure } : {}),
       ...(final ? { usage: final } : {}),
       ...(start ? { startUsage: start } : {}),

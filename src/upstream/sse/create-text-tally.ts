@@ -12,22 +12,23 @@ const COUNT_EVERY_CHARS = 4096;
 
 /**
  * Counts what a stream sent, for the usage of a stream that ends before its upstream said what it
- * spent (the client left, the upstream cut it). Per piece: one string append; the count runs once
+ * spent (the client left, the upstream cut it). Per piece: one string append; the count (and the
+ * `decode` of what a stream read as Latin-1) runs once
  * per few thousand characters, never on the bytes of the stream.
  */
-export function createTextTally(): TextTally {
+export function createTextTally(decode: (text: string) => string = (text) => text): TextTally {
   let pending = "";
   let counted = 0;
   return {
     add(text) {
       pending += text;
       if (pending.length >= COUNT_EVERY_CHARS) {
-        counted += estimateTextTokens(pending);
+        counted += estimateTextTokens(decode(pending));
         pending = "";
       }
     },
     tokens() {
-      return counted + (pending === "" ? 0 : estimateTextTokens(pending));
+      return counted + (pending === "" ? 0 : estimateTextTokens(decode(pending)));
     },
   };
 }

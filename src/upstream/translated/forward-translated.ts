@@ -227,7 +227,7 @@ function pipeTranslation(t: Translation, first: StreamEvent[], request: Translat
     const { ended: _ended, ...outcome } = t.outcome;
     // A client that left is nobody's failure: what the gateway would have sent it is not an error.
     const { error: _error, ...kept } = outcome;
-    request.onStreamEnd?.({ ...(clientAborted ? kept : outcome), clientAborted, sentTokens: t.text.tokens(), ...(response ? { response } : {}) });
+    request.onStreamEnd?.({ ...(clientAborted ? kept : outcome), clientAborted, sentTokens: () => t.text.tokens(), ...(response ? { response } : {}) });
   };
   let lastBytesFreed = false;
   const beforeLastBytes = async (): Promise<void> => {

@@ -9,8 +9,8 @@ export interface StreamOutcome {
   readonly usage?: Usage;
   /** What the upstream reported at the start (Messages `message_start`: the input tokens), when it did. */
   readonly startUsage?: Usage;
-  /** The tokens of the text sent to the client, counted by the gateway (for a stream whose upstream never said). */
-  readonly sentTokens: number;
+  /** The tokens of the text sent to the client, counted by the gateway when asked (for a stream whose upstream never said). */
+  sentTokens(): number;
   readonly stopReason?: StopReason;
   /** The message of the in-stream error event sent, when the stream failed. */
   readonly error?: string;
