@@ -114,5 +114,9 @@ describe("examples/config.json", () => {
       tiers: DEFAULT_CONFIG.tiers,
     });
     expect([config.bodyLimitBytes, config.keyCacheTtlMs, config.upstreamTimeoutMs, config.trustProxy]).toEqual([33554432, 60000, 120000, false]);
+    const builtIn = loadConfig({});
+    const streams = (c: typeof config) => [c.streamKeepaliveMs, c.streamIdleTimeoutMs, c.maxUpstreamBodyBytes, c.maxUpstreamEventBytes];
+    expect(streams(config)).toEqual([15_000, 300_000, 64 * 1024 * 1024, 64 * 1024 * 1024]);
+    expect(streams(builtIn)).toEqual(streams(config));
   });
 });
