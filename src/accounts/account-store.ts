@@ -291,7 +291,7 @@ export function createAccountStore(database: Database): AccountStore {
         }
         return updated ?? null;
       });
-      if (!row || !row.revokedAt) return null;
+      if (!row?.revokedAt) return null;
       // Announced again on a repeat too: a retry after a failed notify must still reach everyone.
       await announce(database, { kind: "key-revoked", accountId: row.accountId, keyId: row.id });
       return { id: row.id, accountId: row.accountId, revokedAt: row.revokedAt };

@@ -114,7 +114,7 @@ export async function createKeyAuthenticator(options: KeyAuthenticatorOptions): 
 
   function onPayload(payload: string): void {
     const event = decodeAuthEvent(payload);
-    if (!event) return flushAll();
+    if (!event) return void flushAll();
     generation++;
     switch (event.kind) {
       case "account":
@@ -131,7 +131,7 @@ export async function createKeyAuthenticator(options: KeyAuthenticatorOptions): 
         return;
       default: {
         const unreachable: never = event;
-        return unreachable;
+        void unreachable;
       }
     }
   }

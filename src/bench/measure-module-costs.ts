@@ -211,8 +211,15 @@ async function observerRows(config: Config, options: CallCostOptions): Promise<C
   const log = createRequestLog({ level: "info", destination: join(dir, "requests.log"), logBodies: false });
   const metrics = createMetrics(() => config);
   try {
-    const logCost = await measureCallCost(() => (log.observe(RECORD), 1), options);
-    const metricsCost = await measureCallCost(() => (metrics.observe(RECORD), metrics.cacheLookup("decision", true), 1), options);
+    const logCost = await measureCallCost(() => {
+      log.observe(RECORD);
+      return 1;
+    }, options);
+    const metricsCost = await measureCallCost(() => {
+      metrics.observe(RECORD);
+      metrics.cacheLookup("decision", true);
+      return 1;
+    }, options);
     await log.flush();
     return [
       { id: "observers/request-log", label: "request log · one line (pino, async file destination)", ...logCost, targetP50Us: undefined, note: "" },

@@ -104,10 +104,18 @@ function targets(raw: string | undefined, hasBaseline: boolean): readonly BenchT
   return picked;
 }
 
-export function parseBenchArgs(argv: readonly string[]): BenchArgs {
-  let values;
+/** What `read` returns; what it throws, as a BenchArgsError. */
+function refuseAsBenchArgs<T>(read: () => T): T {
   try {
-    ({ values } = parseArgs({
+    return read();
+  } catch (error) {
+    throw new BenchArgsError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+export function parseBenchArgs(argv: readonly string[]): BenchArgs {
+  const { values } = refuseAsBenchArgs(() =>
+    parseArgs({
       args: [...argv],
       strict: true,
       options: {
@@ -130,10 +138,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
         "streams-only": { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
-    }));
-  } catch (error) {
-    throw new BenchArgsError(error instanceof Error ? error.message : String(error));
-  }
+    }),
+  );
   const tool = values.tool;
   if (!(TOOL_NAMES as readonly string[]).includes(tool))
     throw new BenchArgsError(`--tool: expected ${TOOL_NAMES.join(" | ")}, got "${tool}"`);

@@ -241,11 +241,19 @@ function need(positionals: string[], index: number, what: string): string {
 }
 
 /** Runs one command; returns the exit code. */
+/** What `read` returns; what it throws, as a usage error (exit 2). */
+function refuseAsUsage<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    throw new CliError(`${(err as Error).message} (see: bun run admin help)`, 2);
+  }
+}
+
 export async function runAdminCli(argv: string[], env: Record<string, string | undefined>, io: Io): Promise<number> {
   try {
-    let parsed;
-    try {
-      parsed = parseArgs({
+    const parsed = refuseAsUsage(() =>
+      parseArgs({
         args: argv,
         allowPositionals: true,
         options: {
@@ -275,10 +283,8 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
           "monthly-spend": { type: "string" },
           help: { type: "boolean", short: "h", default: false },
         },
-      });
-    } catch (err) {
-      throw new CliError(`${(err as Error).message} (see: bun run admin help)`, 2);
-    }
+      }),
+    );
     const { values, positionals } = parsed;
     const [group, verb] = positionals;
     if (values.help || group === undefined || group === "help") {

@@ -12,14 +12,14 @@ p.hint { color: #4a5468; font-size: .9rem; }`;
 /** The sign-in page's one inline style, allowed by its hash and nothing else. */
 export const SIGN_IN_STYLE_HASH = `sha256-${new Bun.CryptoHasher("sha256").update(STYLE).digest("base64")}`;
 
-const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * The console's sign-in page: a plain HTML form posted by the browser itself, with no script at
  * all, so the admin token is never in reach of the page's JavaScript nor in a URL.
  */
 export function renderSignInPage(message?: string): string {
-  const alert = message ? `<p role="alert">${escape(message)}</p>` : "";
+  const alert = message ? `<p role="alert">${escapeHtml(message)}</p>` : "";
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -216,7 +216,7 @@ function createPgListener(url: string, deliver: (channel: string, wire: string) 
         for (const watcher of watchers()) watcher.onDisconnect?.();
         scheduleRetry();
       },
-    } as unknown as postgres.Options<{}>);
+    } as unknown as postgres.Options<Record<string, postgres.PostgresType>>);
     try {
       await sql`select 1`;
       for (const channel of channels.keys()) await sql.unsafe(`listen ${quote(channel)}`);

@@ -17,7 +17,7 @@ const RLIMIT_NOFILE = 7;
 function cStringArray(values: readonly string[]): { pointers: BigUint64Array; keep: Buffer[] } {
   const keep = values.map((value) => Buffer.from(`${value}\0`));
   const pointers = new BigUint64Array(values.length + 1);
-  keep.forEach((buffer, i) => (pointers[i] = BigInt(ptr(buffer))));
+  for (const [i, buffer] of keep.entries()) pointers[i] = BigInt(ptr(buffer));
   return { pointers, keep };
 }
 

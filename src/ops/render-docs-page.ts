@@ -1,4 +1,4 @@
-const escape = (text: string): string =>
+const escapeHtml = (text: string): string =>
   text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
 
 interface Operation {
@@ -20,17 +20,17 @@ export function renderDocsPage(document: Record<string, unknown>): string {
     for (const [method, operation] of Object.entries(methods)) {
       const auth = (operation.security ?? []).flatMap((s) => Object.keys(s)).join(", ") || "none";
       const responses = Object.entries(operation.responses ?? {})
-        .map(([status, r]) => `<li><code>${escape(status)}</code> ${escape(r.description ?? "")}</li>`)
+        .map(([status, r]) => `<li><code>${escapeHtml(status)}</code> ${escapeHtml(r.description ?? "")}</li>`)
         .join("");
       sections.push(
-        `<section><h2><code>${method.toUpperCase()} ${escape(path)}</code></h2><p>${escape(operation.summary ?? "")}</p>` +
-          (operation.description ? `<p>${escape(operation.description)}</p>` : "") +
-          `<p>Auth: ${escape(auth)}</p><ul>${responses}</ul></section>`,
+        `<section><h2><code>${method.toUpperCase()} ${escapeHtml(path)}</code></h2><p>${escapeHtml(operation.summary ?? "")}</p>` +
+          (operation.description ? `<p>${escapeHtml(operation.description)}</p>` : "") +
+          `<p>Auth: ${escapeHtml(auth)}</p><ul>${responses}</ul></section>`,
       );
     }
   }
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(info.title)} API</title>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(info.title)} API</title>
 <style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}section{border-top:1px solid #ddd}code{background:#f4f4f4;padding:0 .2rem}</style>
-</head><body><h1>${escape(info.title)} ${escape(info.version)}</h1><p>${escape(info.description)}</p>
+</head><body><h1>${escapeHtml(info.title)} ${escapeHtml(info.version)}</h1><p>${escapeHtml(info.description)}</p>
 <p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>${sections.join("\n")}</body></html>`;
 }

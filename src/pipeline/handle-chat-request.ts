@@ -145,7 +145,10 @@ function upstreamLimits(deps: GatewayDeps): UpstreamLimits {
 async function smartPlusTurn(s: Served, headers: Record<string, string>): Promise<Response> {
   s.track.fields.source = "smartplus";
   const { format, request, body, principal, requestId, lease, track } = s;
-  const response = await s.deps.smartPlus!.turn({ format, request, body, principal, requestId, headers, onEnd: () => (lease.release(), track.finish(200)) });
+  const response = await s.deps.smartPlus!.turn({ format, request, body, principal, requestId, headers, onEnd: () => {
+    void lease.release();
+    track.finish(200);
+  } });
   track.markFirstByte();
   return response;
 }

@@ -21,7 +21,7 @@ const isThinking = (part: ContentPart) => part.type === "thinking" || part.type 
  */
 function agentLoopStart(messages: readonly CanonicalMessage[]): number {
   const last = messages.at(-1);
-  if (!last || last.role !== "user" || !last.content.some((part) => part.type === "tool_result")) return messages.length;
+  if (last?.role !== "user" || !last.content.some((part) => part.type === "tool_result")) return messages.length;
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i]!;
     if (message.role === "user" && message.content.some((part) => part.type === "text")) return i + 1;

@@ -130,8 +130,9 @@ async function takeEntry(walk: Walk, header: Header, entry: Entry): Promise<void
       const size = header.size ?? 0;
       countFile(walk, path, size);
       const executable = ((header.mode ?? 0o644) & 0o111) !== 0;
-      const data = tree.keepsBytes ? await readEntry(entry, size) : (entry.resume(), Buffer.alloc(0));
-      tree.writeFile(path, data, executable);
+      // A tree that keeps no bytes still has the entry drained, or the archive stalls.
+      if (!tree.keepsBytes) entry.resume();
+      tree.writeFile(path, tree.keepsBytes ? await readEntry(entry, size) : Buffer.alloc(0), executable);
       if (!walk.files.has(path)) walk.paths.push(path);
       walk.files.set(path, { size, executable });
       return;

@@ -1,4 +1,4 @@
-import { lstatSync, readFileSync, readlinkSync } from "node:fs";
+import { lstatSync, readFileSync, readlinkSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { pack } from "tar-stream";
@@ -46,7 +46,7 @@ export async function packRepository(root: string, paths: readonly string[]): Pr
     });
   for (const path of paths) {
     const full = join(root, path);
-    let stat;
+    let stat: Stats;
     try {
       stat = lstatSync(full);
     } catch {

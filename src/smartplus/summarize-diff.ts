@@ -13,10 +13,9 @@ export function summarizeDiff(diff: string): DiffStat {
     if (line.startsWith("+++ ")) {
       const path = line.slice(4).replace(/^b\//, "").trim();
       if (path !== "/dev/null") files.push(path);
-    } else if (line.startsWith("--- ")) {
-      continue;
     } else if (line.startsWith("+")) added++;
-    else if (line.startsWith("-")) removed++;
+    // `--- a/path` names the old file, not a removed line.
+    else if (line.startsWith("-") && !line.startsWith("--- ")) removed++;
   }
   return { files, added, removed };
 }

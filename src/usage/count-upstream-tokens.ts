@@ -46,7 +46,7 @@ function countRequest(input: UpstreamCountInput): { path: string; api: "messages
  * cannot (no counting API, a translation it refuses, an error, a timeout): the caller estimates.
  */
 export async function countUpstreamTokens(input: UpstreamCountInput): Promise<number | null> {
-  let request;
+  let request: ReturnType<typeof countRequest>;
   try {
     request = countRequest(input);
   } catch {

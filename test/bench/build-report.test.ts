@@ -105,7 +105,7 @@ describe("buildReport", () => {
     expect(JSON.parse(JSON.stringify(withBaseline)).groups[0].baselineComparison).toMatchObject({ cpuDeltaUsPerRequest: -28 });
     const text = formatReport(withBaseline);
     expect(text).toContain("  gateway vs baseline: throughput 1.12× · CPU 281 vs 309 µs/req (-28) · one-connection p50 0.64 vs 0.70 ms\n");
-    expect(text).toMatch(/\n  baseline +5000 /);
+    expect(text).toMatch(/\n {2}baseline +5000 /);
     expect(text).not.toMatch(/gateway vs baseline.*(PASS|MISS)/);
   });
 

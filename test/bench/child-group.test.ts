@@ -4,7 +4,7 @@ import { createChildGroup } from "../../src/bench/child-group.ts";
 describe("createChildGroup", () => {
   test("keeps only the tail of a child's output, ending with its last line", async () => {
     const group = createChildGroup();
-    const script = "for (let i = 0; i < 2000; i++) console.log(`line ${i} ` + 'x'.repeat(20)); console.log('the end');";
+    const script = "for (let i = 0; i < 2000; i++) console.log('line ' + i + ' ' + 'x'.repeat(20)); console.log('the end');";
     const child = group.spawn("printer", [process.execPath, "-e", script], { ...process.env });
     await child.exited;
     await child.drained;

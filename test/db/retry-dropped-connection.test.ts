@@ -56,7 +56,10 @@ describe("retryDroppedConnection", () => {
 
   test("two attempts past their deadline: the caller hears", async () => {
     let calls = 0;
-    const read = () => (calls++, new Promise<string>(() => {}));
+    const read = () => {
+      calls++;
+      return new Promise<string>(() => {});
+    };
     await expect(retryDroppedConnection(read, 20)).rejects.toThrow("the database did not answer within 20 ms");
     expect(calls).toBe(2);
   });

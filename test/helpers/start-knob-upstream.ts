@@ -223,7 +223,14 @@ export function startKnobUpstream(): KnobUpstream {
     let finished = false;
     const sleep = (ms: number) => new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
-      signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+      signal.addEventListener(
+        "abort",
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
     });
     return new ReadableStream<Uint8Array>({
       async start(controller) {
@@ -291,7 +298,14 @@ export function startKnobUpstream(): KnobUpstream {
       if (knobs.delayMs > 0) {
         const left = await new Promise<boolean>((resolve) => {
           const timer = setTimeout(() => resolve(false), knobs.delayMs);
-          request.signal.addEventListener("abort", () => (clearTimeout(timer), resolve(true)), { once: true });
+          request.signal.addEventListener(
+            "abort",
+            () => {
+              clearTimeout(timer);
+              resolve(true);
+            },
+            { once: true },
+          );
         });
         if (left) {
           noteGone(knobs.id);

@@ -116,7 +116,10 @@ describe("the upstream's wait is honoured", () => {
       providers,
       clientHeaders: new Headers(),
       retries: { ...RETRIES, budgetMs: 10_000 },
-      sleep: async (wait) => (waits.push(wait), true),
+      sleep: async (wait) => {
+        waits.push(wait);
+        return true;
+      },
     });
     expect(attempts).toBe(2);
     expect(waits).toEqual([ms]);
@@ -180,7 +183,10 @@ describe("the budget", () => {
         retries: { attempts: 10, budgetMs: 1_000, baseDelayMs: 10, maxDelayMs: 10 },
         now: () => clock,
         // Each wait moves the clock on by what it waited: 400 ms, then 400 ms; the third would end at 1.2 s.
-        sleep: async (wait) => ((clock += wait), true),
+        sleep: async (wait) => {
+          clock += wait;
+          return true;
+        },
       }).catch((e: unknown) => e);
       expect((error as { status: number }).status).toBe(502);
       expect(sim.received).toHaveLength(3);

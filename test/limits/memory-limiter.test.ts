@@ -178,7 +178,11 @@ describe("memory limiter: monthly tokens", () => {
 
   test("no cap (Pro): nothing is loaded", async () => {
     let loads = 0;
-    const limiter = createMemoryLimiter({ now: clock().now, loadMonthlyTokens: async () => (loads++, 1e12) });
+    const limiter = createMemoryLimiter({ now: clock().now, loadMonthlyTokens: async () => {
+        loads++;
+        return 1e12;
+      },
+    });
     expect((await take(limiter.acquire(subject("Pro")))).ok).toBe(true);
     expect(loads).toBe(0);
   });

@@ -103,7 +103,10 @@ describe("redis limiter: exact across two instances", () => {
 
   test("monthly cap: seeded once from recorded usage, then counted by addTokens from every instance", async () => {
     let loads = 0;
-    const loader = async () => (loads++, 19_999_000);
+    const loader = async () => {
+      loads++;
+      return 19_999_000;
+    };
     const one = createRedisLimiter({ send: a.send, keyPrefix: PREFIX, loadMonthlyTokens: loader });
     const two = createRedisLimiter({ send: b.send, keyPrefix: PREFIX, loadMonthlyTokens: loader });
     const s = subjectOf("acct_month", limitsOf(null, null, 20_000_000));

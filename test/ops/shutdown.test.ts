@@ -195,7 +195,10 @@ describe("createShutdown", () => {
     const shutdown = createShutdown({
       deadlineMs: 1000,
       stopAccepting: async () => void steps.push("stop accepting"),
-      waitForIdle: async () => (steps.push("wait"), true),
+      waitForIdle: async () => {
+        steps.push("wait");
+        return true;
+      },
       forceClose: async () => void steps.push("force"),
       report: (message) => void reports.push(message),
     });

@@ -91,7 +91,11 @@ describe("the Redis link", () => {
   test("a closed port from the start: down at once, without waiting for a request", async () => {
     const changes: RedisStateChange[] = [];
     const down = new Promise<RedisStateChange>((resolve) => {
-      link = createRedisLink({ url: "redis://127.0.0.1:1", backoffMs: 60_000, onChange: (c) => (changes.push(c), resolve(c)) });
+      link = createRedisLink({ url: "redis://127.0.0.1:1", backoffMs: 60_000, onChange: (c) => {
+          changes.push(c);
+          resolve(c);
+        },
+      });
     });
     expect(await down).toMatchObject({ state: "down" });
     expect(link!.up).toBe(false);

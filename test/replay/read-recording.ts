@@ -80,7 +80,7 @@ function readMessagesStream(events: readonly Json[]): Truth {
         open = str(message.id);
         blocks = new Map();
         current = { ...obj(message.usage) };
-        arr(message.content).forEach((block) => addMessagesBlock(b, obj(block)));
+        for (const block of arr(message.content)) addMessagesBlock(b, obj(block));
         if (typeof message.stop_reason === "string") stop = MESSAGES_STOPS[message.stop_reason] ?? "end_turn";
         break;
       }
@@ -233,7 +233,7 @@ function streamedTexts(events: readonly Json[]): Map<string, string> {
     const sofar = texts.get(key) ?? "";
     if (event.type === "response.output_text.delta" || event.type === "response.refusal.delta") texts.set(key, sofar + str(event.delta));
     const whole = event.type === "response.output_text.done" ? str(event.text) : event.type === "response.refusal.done" ? str(event.refusal) : null;
-    if (whole !== null && whole.startsWith(sofar)) texts.set(key, whole);
+    if (whole?.startsWith(sofar)) texts.set(key, whole);
   }
   return texts;
 }

@@ -110,7 +110,7 @@ function chatConversation(client: OpenAI, stream: boolean, tier: string): SdkCon
       return send({ headers: headers ?? {} });
     },
     reply(results, headers) {
-      lastCalls.forEach((id, i) => messages.push({ role: "tool", tool_call_id: id, content: results[i]!.text }));
+      for (const [i, id] of lastCalls.entries()) messages.push({ role: "tool", tool_call_id: id, content: results[i]!.text });
       return send({ headers: headers ?? {} });
     },
   };
@@ -144,7 +144,7 @@ function responsesConversation(client: OpenAI, stream: boolean, tier: string): S
       return send({ headers: headers ?? {} });
     },
     reply(results, headers) {
-      lastCalls.forEach((id, i) => input.push({ type: "function_call_output", call_id: id, output: results[i]!.text }));
+      for (const [i, id] of lastCalls.entries()) input.push({ type: "function_call_output", call_id: id, output: results[i]!.text });
       return send({ headers: headers ?? {} });
     },
   };

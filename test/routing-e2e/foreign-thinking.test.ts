@@ -35,7 +35,10 @@ function messagesConversation(format: "messages") {
     return { status: response.status, ...routeOf(response), blocks: body.content ?? [], error: body.error?.message };
   }
   return {
-    say: (text: string, headers: Record<string, string> = {}) => (messages.push({ role: "user", content: text }), send(headers)),
+    say: (text: string, headers: Record<string, string> = {}) => {
+      messages.push({ role: "user", content: text });
+      return send(headers);
+    },
     reply: (text: string, headers: Record<string, string> = {}) => {
       const calls = (messages.at(-1)!.content as Block[]).filter((b) => b.type === "tool_use");
       messages.push({ role: "user", content: calls.map((c) => ({ type: "tool_result", tool_use_id: c.id, content: text })) });

@@ -8,7 +8,9 @@ import { checkPatch } from "../../src/smartplus/check-patch.ts";
 import { extractDiff } from "../../src/smartplus/request-patch.ts";
 
 const dirs: string[] = [];
-afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
 
 function tree(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), "routelane-simpatch-"));

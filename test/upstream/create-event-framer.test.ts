@@ -35,7 +35,10 @@ describe("forEachEvent", () => {
   test("names, joined data lines, comments and the positions of each event", () => {
     const bytes = Buffer.from(': keep\n\nevent: a\ndata: {"x":\ndata: 1}\n\ndata:[DONE]\n\nevent: last\ndata: {}');
     const seen: EventView[] = [];
-    forEachEvent(bytes, (event) => (seen.push(event), true));
+    forEachEvent(bytes, (event) => {
+      seen.push(event);
+      return true;
+    });
     expect(seen.map(({ name, data }) => ({ name, data }))).toEqual([
       { name: undefined, data: undefined },
       { name: "a", data: '{"x":\n1}' },

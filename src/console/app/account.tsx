@@ -201,7 +201,12 @@ export function AccountPage({ id }: { id: string }) {
           <button
             type="button"
             class={account.suspended ? "primary" : "danger"}
-            onClick={() => void act(async () => (await api("POST", `/admin/accounts/${id}/${account.suspended ? "unsuspend" : "suspend"}`), reload()))}
+            onClick={() =>
+              void act(async () => {
+                await api("POST", `/admin/accounts/${id}/${account.suspended ? "unsuspend" : "suspend"}`);
+                reload();
+              })
+            }
           >
             {account.suspended ? "Unsuspend" : "Suspend"} account
           </button>
@@ -244,7 +249,10 @@ export function AccountPage({ id }: { id: string }) {
                         class="danger"
                         aria-label={`Revoke key ${key.prefix}`}
                         onClick={() => {
-                          if (window.confirm(`Revoke key ${key.prefix}…? Its next request is refused.`)) void act(async () => (await api("POST", `/admin/keys/${key.id}/revoke`), reload()));
+                          if (window.confirm(`Revoke key ${key.prefix}…? Its next request is refused.`)) void act(async () => {
+                              await api("POST", `/admin/keys/${key.id}/revoke`);
+                              reload();
+                            });
                         }}
                       >
                         Revoke
@@ -304,7 +312,10 @@ function AccountSettings({ account, onSaved }: { account: Account; onSaved: () =
         event.preventDefault();
         const body: Record<string, unknown> = { plan, default_tier: tier };
         if (plan === "Enterprise") body.limits = { requests_per_minute: number(rpm), concurrent_requests: number(concurrency), tokens_per_month: number(tokens) };
-        void act(async () => (await api("PATCH", `/admin/accounts/${account.id}`, body), onSaved()));
+        void act(async () => {
+          await api("PATCH", `/admin/accounts/${account.id}`, body);
+          onSaved();
+        });
       }}
     >
       <label>

@@ -99,21 +99,31 @@ export function Accounts() {
       <CreateAccount onCreated={() => setVersion((v) => v + 1)} />
       <section class="card" aria-labelledby="account-list">
         <h2 id="account-list">All accounts {page && <span class="muted">(usage of {page.month}, UTC)</span>}</h2>
+        {/* biome-ignore lint/a11y/useSemanticElements: the form is the search landmark; older browsers know no <search> element */}
         <form class="inline" role="search" onSubmit={(e) => e.preventDefault()}>
           <label>
             Search e-mail
-            <input type="search" value={email} onInput={(e) => (setEmail(e.currentTarget.value), restart())} />
+            <input type="search" value={email} onInput={(e) => {
+                setEmail(e.currentTarget.value);
+                restart();
+              }} />
           </label>
           <label>
             Plan
-            <select value={plan} onChange={(e) => (setPlan(e.currentTarget.value), restart())}>
+            <select value={plan} onChange={(e) => {
+                setPlan(e.currentTarget.value);
+                restart();
+              }}>
               <option value="">any</option>
               {PLANS.map((p) => <option value={p}>{p}</option>)}
             </select>
           </label>
           <label>
             Suspended
-            <select value={suspended} onChange={(e) => (setSuspended(e.currentTarget.value), restart())}>
+            <select value={suspended} onChange={(e) => {
+                setSuspended(e.currentTarget.value);
+                restart();
+              }}>
               <option value="">any</option>
               <option value="false">no</option>
               <option value="true">yes</option>

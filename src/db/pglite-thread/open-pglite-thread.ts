@@ -29,6 +29,9 @@ export interface PgliteSession {
   exec(sql: string): Promise<PgliteResults<unknown>[]>;
 }
 
+/** Stops the thread as a crash would, without closing the database: for tests of the restart. */
+export const STOP_THREAD_FOR_TEST: unique symbol = Symbol("stop the PGlite thread");
+
 export interface PgliteThread extends PgliteSession {
   /** Commits when `fn` resolves, rolls back when it throws; other queries wait, as on PGlite itself. */
   transaction<T>(fn: (tx: PgliteSession) => Promise<T>): Promise<T>;
@@ -106,9 +109,6 @@ async function connect(location: string, initialData: Blob | undefined): Promise
     stopped,
   };
 }
-
-/** Stops the thread as a crash would, without closing the database: for tests of the restart. */
-export const STOP_THREAD_FOR_TEST: unique symbol = Symbol("stop the PGlite thread");
 
 /** After a failed reopen, calls fail with its error for this long before the next attempt. */
 const REOPEN_RETRY_MS = 1_000;

@@ -144,7 +144,9 @@ export function decodeResponsesRequest(body: JsonObject): Converted<CanonicalReq
   const conversation: Conversation = { system: [], messages: [] };
   if (typeof body.instructions === "string" && body.instructions !== "") conversation.system.push({ type: "text", text: body.instructions });
   if (typeof body.input === "string") addTurn(conversation, "user", readInputParts(body.input, "input", warnings));
-  else if (Array.isArray(body.input)) body.input.forEach((item, i) => readItem(item, `input[${i}]`, conversation, warnings));
+  else if (Array.isArray(body.input)) {
+    for (const [i, item] of body.input.entries()) readItem(item, `input[${i}]`, conversation, warnings);
+  }
   else throw invalidRequest("input must be a string or an array of items", "input");
 
   const effort = isObject(body.reasoning) && typeof body.reasoning.effort === "string" ? EFFORTS[body.reasoning.effort] : undefined;

@@ -35,8 +35,8 @@ function errorResponse(error: unknown, requestId: string, job?: Job): Response {
  */
 async function authorizeJob(smartPlus: SmartPlus, request: Request, jobId: string): Promise<Job> {
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
-  if (!bearer || !bearer.startsWith(JOB_TOKEN_PREFIX)) {
-    const keyGiven = request.headers.has("x-api-key") || (bearer !== undefined && bearer.startsWith("rl_"));
+  if (!bearer?.startsWith(JOB_TOKEN_PREFIX)) {
+    const keyGiven = request.headers.has("x-api-key") || bearer?.startsWith("rl_") === true;
     throw new GatewayError(401, "authentication_error", keyGiven ? "API keys are not accepted here; use the job token from the Smart+ command" : "invalid or missing job token");
   }
   const check = await smartPlus.store.checkToken(bearer);

@@ -57,7 +57,7 @@ function hasCacheControl(message: Record<string, unknown>): boolean {
 }
 
 function lastToolResult(message: Record<string, unknown> | undefined): string | null {
-  if (!message || message.role !== "user" || !Array.isArray(message.content)) return null;
+  if (message?.role !== "user" || !Array.isArray(message.content)) return null;
   for (const block of message.content) {
     if (isRecord(block) && block.type === "tool_result") return blockText(block.content);
   }

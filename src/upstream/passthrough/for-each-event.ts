@@ -48,6 +48,7 @@ export function forEachEvent(bytes: Buffer, visit: (event: EventView) => boolean
   if (start < n) visit({ start, end: n, name, data });
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the point, control characters included
 const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Text read from Latin-1 data, as the UTF-8 it was: only text that holds a non-ASCII byte is decoded. */

@@ -1,5 +1,5 @@
 import { CONTENT_FILTERED_ERROR } from "../../canonical/content-filtered.ts";
-import { GatewayError } from "../../canonical/gateway-error.ts";
+import type { GatewayError } from "../../canonical/gateway-error.ts";
 import type { Usage } from "../../canonical/usage.ts";
 import type { WireFormat } from "../../canonical/wire-format.ts";
 import { encodeStreamError } from "../../formats/encode-stream-error.ts";

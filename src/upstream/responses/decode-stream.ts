@@ -160,7 +160,7 @@ function fail(state: ResponsesDecodeState, out: StreamEvent[], raw: unknown, fal
 function applyReasoning(state: ResponsesDecodeState, out: StreamEvent[], type: string, data: JsonObject): void {
   const item = state.items.get(num(data.output_index));
   if (type === "response.reasoning_summary_part.added") {
-    if (item !== undefined && item.streamed) item.separator = true;
+    if (item?.streamed) item.separator = true;
   } else if (type === "response.reasoning_summary_text.delta") {
     addThinking(out, item, str(data.delta));
   } else if (type === "response.reasoning_summary_text.done" && item !== undefined && !item.streamed) {
@@ -169,27 +169,27 @@ function applyReasoning(state: ResponsesDecodeState, out: StreamEvent[], type: s
 }
 
 function apply(state: ResponsesDecodeState, out: StreamEvent[], type: string, data: JsonObject): void {
-  if (type === "error") return fail(state, out, data, "upstream stream error");
+  if (type === "error") return void fail(state, out, data, "upstream stream error");
   ensureStarted(state, out, data);
   switch (type) {
     case "response.output_item.added":
-      return addItem(state, out, data);
+      return void addItem(state, out, data);
     case "response.output_item.done":
-      return finishItem(state, out, data);
+      return void finishItem(state, out, data);
     case "response.content_part.added":
       state.refusal ||= isObject(data.part) && data.part.type === "refusal";
       textBlock(state, out, data);
       return;
     case "response.content_part.done":
-      return stopBlock(state, out, state.texts.get(`${num(data.output_index)}:${num(data.content_index)}`)?.index);
+      return void stopBlock(state, out, state.texts.get(`${num(data.output_index)}:${num(data.content_index)}`)?.index);
     case "response.output_text.delta":
     case "response.refusal.delta":
       state.refusal ||= type === "response.refusal.delta";
-      return addText(state, out, data, str(data.delta), false);
+      return void addText(state, out, data, str(data.delta), false);
     case "response.output_text.done":
-      return addText(state, out, data, str(data.text), true);
+      return void addText(state, out, data, str(data.text), true);
     case "response.refusal.done":
-      return addText(state, out, data, str(data.refusal), true);
+      return void addText(state, out, data, str(data.refusal), true);
     case "response.function_call_arguments.delta":
     case "response.function_call_arguments.done": {
       const item = state.items.get(num(data.output_index));
@@ -201,9 +201,9 @@ function apply(state: ResponsesDecodeState, out: StreamEvent[], type: string, da
     }
     case "response.completed":
     case "response.incomplete":
-      return finish(state, out, data, type === "response.completed" ? "completed" : "incomplete");
+      return void finish(state, out, data, type === "response.completed" ? "completed" : "incomplete");
     case "response.failed":
-      return fail(state, out, isObject(data.response) ? data.response.error : undefined, "upstream response failed");
+      return void fail(state, out, isObject(data.response) ? data.response.error : undefined, "upstream response failed");
     default:
       if (type.startsWith("response.reasoning_summary_")) applyReasoning(state, out, type, data);
   }

@@ -236,7 +236,7 @@ describe("encodeResponsesRequest", () => {
       expect(value).toMatchObject(c.expect);
       for (const key of c.absent ?? []) expect(value).not.toHaveProperty(key);
       expect(warnings).toHaveLength(c.warnings?.length ?? 0);
-      (c.warnings ?? []).forEach((pattern, i) => expect(warnings[i]).toMatch(pattern));
+      for (const [i, pattern] of (c.warnings ?? []).entries()) expect(warnings[i]).toMatch(pattern);
     });
   }
 
