@@ -12,7 +12,7 @@
 
 import { SET_EFFORT } from "../upstream/set-effort.ts";
 import { BENCH_EFFORT, BENCH_MODELS, buildBenchConfig, CROSS_TIERS, SAME_FORMAT_TIER } from "./build-bench-config.ts";
-import type { JsonObject } from "../upstream/effort-result.ts";
+import type { JsonObject } from "../canonical/json-object.ts";
 
 export const FORMAT_NAMES = ["messages", "chat", "responses"] as const;
 export const MODE_NAMES = ["json", "stream"] as const;
@@ -94,7 +94,6 @@ export const FORMATS: Readonly<Record<BenchFormat, FormatSpec>> = {
 
 /** The same-format tier routes to the all-APIs model, so direct and bare ask for that id themselves. */
 const UPSTREAM_MODEL = BENCH_MODELS.all;
-
 
 /**
  * Direct and bare send what the gateway itself sends upstream, effort fields included (the tier's

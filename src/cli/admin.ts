@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { runCheckConfig } from "./check-config.ts";
+import type { JsonObject } from "../canonical/json-object.ts";
 
 const USAGE = `Usage: bun run admin <command> [options]
 
@@ -51,10 +52,8 @@ interface Io {
   err(line: string): void;
 }
 
-type Json = Record<string, unknown>;
-
 interface Api {
-  call(method: string, path: string, body?: unknown): Promise<Json>;
+  call(method: string, path: string, body?: unknown): Promise<JsonObject>;
   /** The answer as text (CSV). */
   text(path: string, accept: string): Promise<string>;
 }
@@ -102,7 +101,7 @@ function createApi(baseUrl: string, token: string): Api {
       }
       if (!response.ok) fail(response, text);
       if (typeof json !== "object" || json === null) throw new CliError(`unexpected answer from ${baseUrl} (not JSON)`);
-      return json as Json;
+      return json as JsonObject;
     },
   };
 }
@@ -119,8 +118,8 @@ function parseLimit(flag: string, raw: string | undefined): number | null | unde
 const orDash = (value: unknown) => (value === null || value === undefined || value === "" ? "-" : String(value));
 const cap = (value: unknown, unit: string) => (value === null ? `no cap ${unit}` : `${value} ${unit}`);
 
-function formatAccount(a: Json): string[] {
-  const limits = (a.limits ?? {}) as Json;
+function formatAccount(a: JsonObject): string[] {
+  const limits = (a.limits ?? {}) as JsonObject;
   return [
     `id            ${a.id}`,
     `plan          ${a.plan}`,
@@ -133,8 +132,8 @@ function formatAccount(a: Json): string[] {
 }
 
 /** The key-control flags given, as the API's body. */
-function keyControlsOf(values: Record<string, unknown>): Json {
-  const body: Json = {};
+function keyControlsOf(values: Record<string, unknown>): JsonObject {
+  const body: JsonObject = {};
   const text = (flag: string) => values[flag] as string | undefined;
   const name = text("name");
   if (name !== undefined) body.name = name === "none" ? null : name;
@@ -152,9 +151,9 @@ function keyControlsOf(values: Record<string, unknown>): Json {
   return body;
 }
 
-function formatKeys(keys: Json[]): string[] {
+function formatKeys(keys: JsonObject[]): string[] {
   if (keys.length === 0) return ["no keys"];
-  const controls = (k: Json) =>
+  const controls = (k: JsonObject) =>
     [
       k.allowed_tiers ? `tiers ${(k.allowed_tiers as string[]).join(",")}` : "",
       k.requests_per_minute === null || k.requests_per_minute === undefined ? "" : `${k.requests_per_minute}/min`,
@@ -176,16 +175,16 @@ function table(rows: string[][]): string[] {
 
 const usd = (value: unknown) => `$${Number(value ?? 0).toFixed(6)}`;
 
-function formatUsage(u: Json): string[] {
-  const totals = (u.totals ?? {}) as Json;
+function formatUsage(u: JsonObject): string[] {
+  const totals = (u.totals ?? {}) as JsonObject;
   const header = ["", "REQUESTS", "INPUT", "CACHE READ", "CACHE WRITE", "OUTPUT", "REASONING", "CACHE HITS", "COST USD"];
-  const cells = (name: string, r: Json) => [
+  const cells = (name: string, r: JsonObject) => [
     name,
     ...["requests", "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens", "reasoning_tokens", "cache_hits"].map((k) => String(r[k] ?? 0)),
     usd(r.cost_usd),
   ];
-  const byTier = ((u.by_tier as Json[] | undefined) ?? []).map((r) => cells(String(r.tier), r));
-  const byModel = ((u.by_model as Json[] | undefined) ?? []).map((r) => cells(orDash(r.model), r));
+  const byTier = ((u.by_tier as JsonObject[] | undefined) ?? []).map((r) => cells(String(r.tier), r));
+  const byModel = ((u.by_model as JsonObject[] | undefined) ?? []).map((r) => cells(orDash(r.model), r));
   return [
     `account ${u.account_id}, month ${u.month} (UTC)`,
     "",
@@ -195,12 +194,12 @@ function formatUsage(u: Json): string[] {
   ];
 }
 
-function formatAccountList(page: Json): string[] {
-  const accounts = (page.data as Json[] | undefined) ?? [];
+function formatAccountList(page: JsonObject): string[] {
+  const accounts = (page.data as JsonObject[] | undefined) ?? [];
   if (accounts.length === 0) return ["no accounts"];
   const rows = accounts.map((a) => {
-    const keys = (a.keys ?? {}) as Json;
-    const month = (a.month ?? {}) as Json;
+    const keys = (a.keys ?? {}) as JsonObject;
+    const month = (a.month ?? {}) as JsonObject;
     return [String(a.id), String(a.plan), a.suspended ? "yes" : "no", orDash(a.email), `${keys.active}/${keys.total}`, orDash(a.last_used_at), String(month.tokens ?? 0), usd(month.cost_usd)];
   });
   const lines = table([["ID", "PLAN", "SUSPENDED", "EMAIL", "KEYS", "LAST USED", "TOKENS", "COST USD"], ...rows]);
@@ -210,17 +209,17 @@ function formatAccountList(page: Json): string[] {
 const REPORT_FIELDS = ["requests", "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "reasoning_tokens", "cache_hits", "errors"];
 const GROUP_COLUMNS: Record<string, string> = { day: "day", hour: "hour", account: "account_id", tier: "tier", model: "model", key: "key_id" };
 
-function formatReport(report: Json): string[] {
+function formatReport(report: JsonObject): string[] {
   const groups = ((report.group_by as string[] | undefined) ?? []).map((g) => GROUP_COLUMNS[g] ?? g);
-  const cells = (row: Json) => [...REPORT_FIELDS.map((f) => String(row[f] ?? 0)), usd(row.cost_usd)];
+  const cells = (row: JsonObject) => [...REPORT_FIELDS.map((f) => String(row[f] ?? 0)), usd(row.cost_usd)];
   const header = [...groups.map((g) => g.toUpperCase()), "REQUESTS", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "REASONING", "CACHE HITS", "ERRORS", "COST USD"];
-  const rows = ((report.data as Json[] | undefined) ?? []).map((row) => [...groups.map((g) => orDash(row[g])), ...cells(row)]);
-  const total = [...groups.map((_, i) => (i === 0 ? "total" : "")), ...cells((report.totals ?? {}) as Json)];
+  const rows = ((report.data as JsonObject[] | undefined) ?? []).map((row) => [...groups.map((g) => orDash(row[g])), ...cells(row)]);
+  const total = [...groups.map((_, i) => (i === 0 ? "total" : "")), ...cells((report.totals ?? {}) as JsonObject)];
   return [`usage from ${report.from} to ${report.to} (UTC)`, "", ...table([header, ...rows, total])];
 }
 
-function formatAudit(page: Json): string[] {
-  const entries = (page.data as Json[] | undefined) ?? [];
+function formatAudit(page: JsonObject): string[] {
+  const entries = (page.data as JsonObject[] | undefined) ?? [];
   if (entries.length === 0) return ["no entries"];
   const lines = entries.map((e) => `${e.at}  ${e.action}  ${orDash(e.account_id)}${e.key_id ? ` ${e.key_id}` : ""}  by ${e.actor} from ${orDash(e.address)}`);
   return page.next_cursor ? [...lines, `more: --cursor ${page.next_cursor}`] : lines;
@@ -296,7 +295,7 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
     const token = env.ROUTELANE_ADMIN_TOKEN;
     if (!token) throw new CliError("ROUTELANE_ADMIN_TOKEN is not set", 2);
     const api = createApi(values.url ?? (env.ROUTELANE_URL || DEFAULT_URL), token);
-    const show = (json: Json, lines: () => string[]) => {
+    const show = (json: JsonObject, lines: () => string[]) => {
       io.out(values.json ? JSON.stringify(json, null, 2) : lines().join("\n"));
       return 0;
     };
@@ -332,7 +331,7 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
       }
       case "accounts create": {
         if (!values.plan) throw new CliError("--plan is required (Starter, Pro or Enterprise)", 2);
-        const body: Json = { plan: values.plan };
+        const body: JsonObject = { plan: values.plan };
         if (values["default-tier"] !== undefined) body.default_tier = values["default-tier"];
         if (values.email !== undefined) body.email = values.email;
         const a = await api.call("POST", "admin/accounts", body);
@@ -353,10 +352,10 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
       }
       case "accounts update": {
         const accountId = id("account ID");
-        const body: Json = {};
+        const body: JsonObject = {};
         if (values.plan !== undefined) body.plan = values.plan;
         if (values["default-tier"] !== undefined) body.default_tier = values["default-tier"];
-        const limits: Json = {};
+        const limits: JsonObject = {};
         const rpm = parseLimit("rpm", values.rpm);
         const concurrency = parseLimit("concurrency", values.concurrency);
         const monthly = parseLimit("monthly-tokens", values["monthly-tokens"]);
@@ -380,7 +379,7 @@ export async function runAdminCli(argv: string[], env: Record<string, string | u
       }
       case "keys list": {
         const list = await api.call("GET", `admin/accounts/${id("account ID")}/keys`);
-        return show(list, () => formatKeys((list.data as Json[] | undefined) ?? []));
+        return show(list, () => formatKeys((list.data as JsonObject[] | undefined) ?? []));
       }
       case "keys revoke": {
         const k = await api.call("POST", `admin/keys/${id("key ID")}/revoke`);

@@ -3,8 +3,7 @@ import type { CanonicalRequest } from "../canonical/request.ts";
 import type { CanonicalResponse } from "../canonical/response.ts";
 import type { StreamEvent } from "../canonical/stream-event.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
-
-type JsonObject = Record<string, unknown>;
+import type { JsonObject } from "../canonical/json-object.ts";
 
 /** What an encoder needs beyond the answer itself. Ids and time come in; encoders read no clock. */
 export interface EncodeContext {

@@ -12,7 +12,6 @@ import type { EncodeContext } from "../formats/client-format.ts";
 import { CLIENT_FORMATS } from "../formats/client-formats.ts";
 import { responseIdFor } from "../formats/responses/build-output-items.ts";
 import { UPSTREAM_ADAPTERS } from "../upstream/adapters.ts";
-import { isJsonObject, type JsonObject } from "../upstream/effort-result.ts";
 import { fitThinkingConstraints } from "../upstream/messages/fit-thinking-constraints.ts";
 import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
 import { forwardSameFormat } from "../upstream/passthrough/forward-same-format.ts";
@@ -23,6 +22,7 @@ import { stripForeignThinking } from "../routing/strip-foreign-thinking.ts";
 import { stripMessagesThinking, stripResponsesReasoning } from "../routing/strip-raw-thinking.ts";
 import { forwardTranslated } from "../upstream/translated/forward-translated.ts";
 import type { StreamOutcome } from "../upstream/translated/stream-outcome.ts";
+import { isJsonObject, type JsonObject } from "../canonical/json-object.ts";
 
 const NO_WARNINGS: readonly string[] = [];
 

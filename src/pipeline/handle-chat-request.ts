@@ -17,7 +17,6 @@ import { MessagesRequestSchema } from "../formats/messages/schema.ts";
 import { ResponsesRequestSchema } from "../formats/responses/schema.ts";
 import type { Lease } from "../limits/limiter.ts";
 import { resolveTier } from "../routing/resolve-tier.ts";
-import { isJsonObject, type JsonObject } from "../upstream/effort-result.ts";
 import { sniffUsage } from "../upstream/passthrough/sniff-usage.ts";
 import { billStreamUsage } from "../usage/bill-stream-usage.ts";
 import { estimateRequestTokens } from "../usage/estimate-request-tokens.ts";
@@ -36,6 +35,7 @@ import { renderError, toGatewayError } from "./render-error.ts";
 import { routeRequest } from "./route-request.ts";
 import { REQUEST_ID_HEADER, routerHeaders } from "./router-headers.ts";
 import { trackRequest, type RequestTracker } from "./track-request.ts";
+import { isJsonObject, type JsonObject } from "../canonical/json-object.ts";
 
 const checkBody: Readonly<Record<WireFormat, (body: unknown) => unknown>> = {
   messages: compileBodyCheck(MessagesRequestSchema),

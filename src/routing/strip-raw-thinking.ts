@@ -1,23 +1,21 @@
-import { isJsonObject as isRecord } from "../canonical/json-object.ts";
+import { isJsonObject, type JsonObject } from "../canonical/json-object.ts";
 /**
  * The same-format fast path of a model switch: the raw request bodies, parsed once, are cleaned
  * without going through the canonical model. Both return the body itself when nothing changed.
  */
 
-type JsonRecord = Record<string, unknown>;
-
-const isThinkingBlock = (block: unknown) => isRecord(block) && (block.type === "thinking" || block.type === "redacted_thinking");
+const isThinkingBlock = (block: unknown) => isJsonObject(block) && (block.type === "thinking" || block.type === "redacted_thinking");
 
 const hasBlock = (message: unknown, type: string) =>
-  isRecord(message) && Array.isArray(message.content) && message.content.some((block) => isRecord(block) && block.type === type);
+  isJsonObject(message) && Array.isArray(message.content) && message.content.some((block) => isJsonObject(block) && block.type === type);
 
 /** First message of the agent loop still running (see stripForeignThinking); past the end when none runs. */
 function agentLoopStart(messages: readonly unknown[]): number {
   const last = messages.at(-1);
-  if (!isRecord(last) || last.role !== "user" || !hasBlock(last, "tool_result")) return messages.length;
+  if (!isJsonObject(last) || last.role !== "user" || !hasBlock(last, "tool_result")) return messages.length;
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i];
-    if (isRecord(message) && message.role === "user" && (typeof message.content === "string" || hasBlock(message, "text"))) return i + 1;
+    if (isJsonObject(message) && message.role === "user" && (typeof message.content === "string" || hasBlock(message, "text"))) return i + 1;
   }
   return 0;
 }
@@ -27,7 +25,7 @@ function agentLoopStart(messages: readonly unknown[]): number {
  * left empty), from the first `assistantTurns` of them only when given. `thinkingMustBeOff`: some
  * were in the running agent loop, so send thinking disabled.
  */
-export function stripMessagesThinking(body: JsonRecord, assistantTurns = Infinity): { value: JsonRecord; removed: number; thinkingMustBeOff: boolean } {
+export function stripMessagesThinking(body: JsonObject, assistantTurns = Infinity): { value: JsonObject; removed: number; thinkingMustBeOff: boolean } {
   if (!Array.isArray(body.messages)) return { value: body, removed: 0, thinkingMustBeOff: false };
   let removed = 0;
   let assistants = 0;
@@ -35,7 +33,7 @@ export function stripMessagesThinking(body: JsonRecord, assistantTurns = Infinit
   const loopStart = agentLoopStart(body.messages);
   const messages: unknown[] = [];
   for (const [i, message] of body.messages.entries()) {
-    const isAssistant = isRecord(message) && message.role === "assistant";
+    const isAssistant = isJsonObject(message) && message.role === "assistant";
     if (!isAssistant || assistants++ >= assistantTurns || !Array.isArray(message.content) || !message.content.some(isThinkingBlock)) {
       messages.push(message);
       continue;
@@ -49,9 +47,9 @@ export function stripMessagesThinking(body: JsonRecord, assistantTurns = Infinit
 }
 
 /** Responses body: drops `reasoning` input items (their `encrypted_content` is bound to the model that made them). */
-export function stripResponsesReasoning(body: JsonRecord): { value: JsonRecord; removed: number } {
+export function stripResponsesReasoning(body: JsonObject): { value: JsonObject; removed: number } {
   if (!Array.isArray(body.input)) return { value: body, removed: 0 };
-  const input = body.input.filter((item) => !(isRecord(item) && item.type === "reasoning"));
+  const input = body.input.filter((item) => !(isJsonObject(item) && item.type === "reasoning"));
   const removed = body.input.length - input.length;
   return removed === 0 ? { value: body, removed } : { value: { ...body, input }, removed };
 }

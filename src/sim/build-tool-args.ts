@@ -1,8 +1,8 @@
-import { isRecord } from "./is-record.ts";
+import { isJsonObject } from "../canonical/json-object.ts";
 
 /** A stand-in value for one JSON-Schema property; strings carry the property name so tests can predict them. */
 function sampleValue(name: string, schema: unknown): unknown {
-  if (!isRecord(schema)) return `sim_${name}`;
+  if (!isJsonObject(schema)) return `sim_${name}`;
   if ("const" in schema) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
   const variants = schema.anyOf ?? schema.oneOf;
@@ -33,7 +33,7 @@ function sampleValue(name: string, schema: unknown): unknown {
  */
 export function buildToolArgs(schema: unknown): Record<string, unknown> {
   const args: Record<string, unknown> = {};
-  if (!isRecord(schema) || !isRecord(schema.properties)) return args;
+  if (!isJsonObject(schema) || !isJsonObject(schema.properties)) return args;
   const properties = schema.properties;
   const required = Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === "string") : [];
   const names = required.length > 0 ? required : Object.keys(properties);

@@ -1,6 +1,6 @@
 import { buildToolArgs } from "./build-tool-args.ts";
-import { isRecord } from "./is-record.ts";
 import type { SimTool, SimToolCall } from "./types.ts";
+import { isJsonObject } from "../canonical/json-object.ts";
 
 /** The agents' own shell tools: Claude Code's `Bash`, Codex's `exec_command` and `shell`, pi's `bash`. */
 const SHELL_TOOL_NAMES: readonly string[] = ["Bash", "bash", "exec_command", "shell"];
@@ -10,7 +10,7 @@ const ASKS_TO_RUN = /\b(?:run|execute|exec)\b[^`\n]{0,80}?`([^`\n]+)`/i;
 
 /** The property of a tool's schema that takes the command line. */
 function commandProperty(tool: SimTool): { name: string; schema: unknown } | undefined {
-  const properties = isRecord(tool.schema) && isRecord(tool.schema.properties) ? tool.schema.properties : undefined;
+  const properties = isJsonObject(tool.schema) && isJsonObject(tool.schema.properties) ? tool.schema.properties : undefined;
   if (!properties) return undefined;
   for (const name of ["command", "cmd"]) if (name in properties) return { name, schema: properties[name] };
   return undefined;
@@ -30,7 +30,7 @@ export function findShellCall(userText: string, tools: readonly SimTool[]): SimT
   const tool = candidates.find((t) => SHELL_TOOL_NAMES.includes(t.name)) ?? candidates[0];
   const property = tool && commandProperty(tool);
   if (!tool || !property) return null;
-  const wantsList = isRecord(property.schema) && property.schema.type === "array";
+  const wantsList = isJsonObject(property.schema) && property.schema.type === "array";
   const args = { ...buildToolArgs(tool.schema), [property.name]: wantsList ? ["bash", "-lc", command] : command };
   return { name: tool.name, arguments: JSON.stringify(args) };
 }

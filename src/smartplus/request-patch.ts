@@ -6,10 +6,10 @@ import type { ModelConfig } from "../config/schema.ts";
 import { CLIENT_FORMATS } from "../formats/client-formats.ts";
 import { clampEffort } from "../routing/clamp-effort.ts";
 import { UPSTREAM_ADAPTERS } from "../upstream/adapters.ts";
-import type { JsonObject } from "../upstream/effort-result.ts";
 import { fitThinkingConstraints } from "../upstream/messages/fit-thinking-constraints.ts";
 import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
 import { API_PATHS, type ResolvedProvider } from "../upstream/resolve-providers.ts";
+import type { JsonObject } from "../canonical/json-object.ts";
 
 /** A whole-repository answer at max effort takes minutes, far beyond a chat call's first-byte timeout. */
 const PATCH_TIMEOUT_MS = 15 * 60_000;

@@ -1,6 +1,6 @@
 import { GatewayError } from "../canonical/gateway-error.ts";
-import { isJsonObject } from "./effort-result.ts";
 import { readRetryAfter } from "./read-retry-after.ts";
+import { isJsonObject } from "../canonical/json-object.ts";
 
 /** The message inside an upstream error body of either shape (Messages or OpenAI), if there is one. */
 export function upstreamErrorMessage(body: unknown): string | undefined {

@@ -5,5 +5,3 @@ export interface EffortResult {
   readonly effort: Effort;
   readonly warnings: readonly string[];
 }
-
-export { isJsonObject, type JsonObject } from "../canonical/json-object.ts";

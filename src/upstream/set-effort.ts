@@ -2,9 +2,10 @@ import type { Effort } from "../canonical/effort.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import type { ModelConfig } from "../config/schema.ts";
 import { setChatEffort } from "./chat/set-chat-effort.ts";
-import type { EffortResult, JsonObject } from "./effort-result.ts";
+import type { EffortResult } from "./effort-result.ts";
 import { setMessagesEffort } from "./messages/set-messages-effort.ts";
 import { setResponsesEffort } from "./responses/set-responses-effort.ts";
+import type { JsonObject } from "../canonical/json-object.ts";
 
 /** Each upstream API's effort setter: replaces the body's thinking fields with the gateway's effort. */
 export const SET_EFFORT: Readonly<Record<WireFormat, (body: JsonObject, effort: Effort, model: ModelConfig) => EffortResult>> = {

@@ -5,8 +5,7 @@ import type { StreamEvent } from "../canonical/stream-event.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import type { ModelConfig } from "../config/schema.ts";
 import type { SseEvent } from "./sse/read-first-event.ts";
-
-type JsonObject = Record<string, unknown>;
+import type { JsonObject } from "../canonical/json-object.ts";
 
 export interface UpstreamRequestContext {
   /** The id sent as `model`. */

@@ -3,8 +3,7 @@ import { decodeMessagesRequest } from "../formats/messages/decode-request.ts";
 import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
 import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
 import { responsesAdapter } from "../upstream/responses/responses-adapter.ts";
-
-type JsonObject = Record<string, unknown>;
+import type { JsonObject } from "../canonical/json-object.ts";
 
 export interface UpstreamCountInput {
   /** The Messages count body as the client sent it. */

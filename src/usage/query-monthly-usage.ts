@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { totalsOf, USAGE_SUMS as SUMS, type UsageTotals } from "./usage-sums.ts";
+import type { JsonObject } from "../canonical/json-object.ts";
 
 export type { UsageTotals } from "./usage-sums.ts";
 
@@ -14,8 +15,6 @@ export interface MonthlyUsage {
   /** By the key that made the requests; null for Smart+ job calls and rows from before keys were recorded. */
   readonly by_key: ReadonlyArray<UsageTotals & { readonly key_id: string | null }>;
 }
-
-type SumRow = Record<string, unknown>;
 
 /** Parses `YYYY-MM` into the month's UTC bounds; null when it is not a month. */
 export function parseMonth(month: string): { start: Date; end: Date } | null {
@@ -32,10 +31,10 @@ export async function queryMonthlyUsage(database: Database, accountId: string, m
   if (!bounds) throw new Error(`not a month: ${month}`);
   const where = sql`account_id = ${accountId} and created_at >= ${bounds.start.toISOString()} and created_at < ${bounds.end.toISOString()}`;
   const [total, tiers, models, keys] = await Promise.all([
-    database.rows<SumRow>(sql`select ${SUMS} from usage_records where ${where}`),
-    database.rows<SumRow>(sql`select tier, ${SUMS} from usage_records where ${where} group by tier order by tier`),
-    database.rows<SumRow>(sql`select model, ${SUMS} from usage_records where ${where} group by model order by model nulls last`),
-    database.rows<SumRow>(sql`select key_id, ${SUMS} from usage_records where ${where} group by key_id order by key_id nulls last`),
+    database.rows<JsonObject>(sql`select ${SUMS} from usage_records where ${where}`),
+    database.rows<JsonObject>(sql`select tier, ${SUMS} from usage_records where ${where} group by tier order by tier`),
+    database.rows<JsonObject>(sql`select model, ${SUMS} from usage_records where ${where} group by model order by model nulls last`),
+    database.rows<JsonObject>(sql`select key_id, ${SUMS} from usage_records where ${where} group by key_id order by key_id nulls last`),
   ]);
   return {
     account_id: accountId,

@@ -85,7 +85,9 @@ const BRANCH = new RegExp(
 /** Programs that speak the APIs themselves, and the APIs' own folders, may name formats. */
 const MAY_NAME_FORMATS = /^src\/(?:wire|sim|bench|formats)\/|^src\/upstream\/(?:messages\/|chat\/|responses\/|adapters\.ts$|set-effort\.ts$)/;
 
-const JSON_HELPER = /^(?:export )?type \w+ = (?:Readonly<)?Record<string, unknown>;|isJsonObject as \w+|function is(?:Record|Object)\b/gm;
+/** A second name for a JSON object or its check, a copy of the check, or either handed on from another file. */
+const JSON_HELPER =
+  /^(?:export )?type \w+ = (?:Readonly<)?Record<string, unknown>;|isJsonObject as \w+|function is(?:Record|Object)\b|^export \{[^}]*\b(?:isJsonObject|JsonObject)\b[^}]*\} from/gm;
 
 /** Stateful services: built once, at start-up, by the composition root. */
 const SERVICE =

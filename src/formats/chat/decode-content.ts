@@ -1,13 +1,13 @@
 import type { CacheControl, DocumentPart, ImagePart, TextPart } from "../../canonical/content-part.ts";
 import { invalidRequest } from "../../canonical/gateway-error.ts";
-import { isObject } from "./is-object.ts";
 import { parseDataUrl } from "./parse-data-url.ts";
+import { isJsonObject } from "../../canonical/json-object.ts";
 
 export type UserPart = TextPart | ImagePart | DocumentPart;
 
 /** `cache_control` as some Chat clients put it on parts (the OpenRouter / Anthropic-compatible extension). */
 export function readCacheControl(raw: unknown): CacheControl | undefined {
-  if (!isObject(raw) || raw.type !== "ephemeral") return undefined;
+  if (!isJsonObject(raw) || raw.type !== "ephemeral") return undefined;
   return typeof raw.ttl === "string" ? { type: "ephemeral", ttl: raw.ttl } : { type: "ephemeral" };
 }
 
@@ -18,18 +18,18 @@ function textPart(text: string, raw: Record<string, unknown>): TextPart {
 
 function imagePart(part: Record<string, unknown>, path: string): ImagePart {
   const image = part.image_url;
-  const url = typeof image === "string" ? image : isObject(image) && typeof image.url === "string" ? image.url : undefined;
+  const url = typeof image === "string" ? image : isJsonObject(image) && typeof image.url === "string" ? image.url : undefined;
   if (url === undefined) throw invalidRequest(`\`${path}.image_url.url\`: expected a string`, `${path}.image_url.url`);
   const inline = parseDataUrl(url);
   const source = inline ? { kind: "base64" as const, ...inline } : { kind: "url" as const, url };
-  const detail = isObject(image) && typeof image.detail === "string" ? image.detail : undefined;
+  const detail = isJsonObject(image) && typeof image.detail === "string" ? image.detail : undefined;
   const cacheControl = readCacheControl(part.cache_control);
   return { type: "image", source, ...(detail ? { detail } : {}), ...(cacheControl ? { cacheControl } : {}) };
 }
 
 function filePart(part: Record<string, unknown>, path: string): DocumentPart {
   const file = part.file;
-  if (!isObject(file)) throw invalidRequest(`\`${path}.file\`: expected an object`, `${path}.file`);
+  if (!isJsonObject(file)) throw invalidRequest(`\`${path}.file\`: expected an object`, `${path}.file`);
   const filename = typeof file.filename === "string" ? file.filename : undefined;
   let source: DocumentPart["source"];
   if (typeof file.file_data === "string") {
@@ -56,7 +56,7 @@ export function decodeContent(content: unknown, path: string, allowMedia: boolea
   const parts: UserPart[] = [];
   for (const [j, part] of content.entries()) {
     const partPath = `${path}[${j}]`;
-    if (!isObject(part) || typeof part.type !== "string") throw invalidRequest(`\`${partPath}.type\`: field required`, `${partPath}.type`);
+    if (!isJsonObject(part) || typeof part.type !== "string") throw invalidRequest(`\`${partPath}.type\`: field required`, `${partPath}.type`);
     const type = part.type;
     if (type === "text" || type === "refusal") {
       const text = type === "text" ? part.text : part.refusal;

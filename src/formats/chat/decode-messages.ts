@@ -2,7 +2,7 @@ import type { ContentPart, TextPart, ToolCallPart, ToolResultPart } from "../../
 import { invalidRequest } from "../../canonical/gateway-error.ts";
 import type { CanonicalMessage } from "../../canonical/request.ts";
 import { decodeContent } from "./decode-content.ts";
-import { isObject } from "./is-object.ts";
+import { isJsonObject } from "../../canonical/json-object.ts";
 
 export interface DecodedMessages {
   readonly system: TextPart[];
@@ -14,14 +14,14 @@ function decodeToolCalls(raw: unknown, path: string): ToolCallPart[] {
   if (!Array.isArray(raw)) throw invalidRequest(`\`${path}\`: expected an array`, path);
   return raw.map((call, k): ToolCallPart => {
     const callPath = `${path}[${k}]`;
-    if (!isObject(call) || typeof call.id !== "string") throw invalidRequest(`\`${callPath}.id\`: field required`, `${callPath}.id`);
-    if (call.type === "custom" && isObject(call.custom) && typeof call.custom.name === "string") {
+    if (!isJsonObject(call) || typeof call.id !== "string") throw invalidRequest(`\`${callPath}.id\`: field required`, `${callPath}.id`);
+    if (call.type === "custom" && isJsonObject(call.custom) && typeof call.custom.name === "string") {
       // A custom tool's free-text input has no JSON form; wrapped so it survives as arguments.
       const input = typeof call.custom.input === "string" ? call.custom.input : "";
       return { type: "tool_call", id: call.id, name: call.custom.name, arguments: JSON.stringify({ input }) };
     }
     const fn = call.function;
-    if (!isObject(fn) || typeof fn.name !== "string") throw invalidRequest(`\`${callPath}.function.name\`: field required`, `${callPath}.function.name`);
+    if (!isJsonObject(fn) || typeof fn.name !== "string") throw invalidRequest(`\`${callPath}.function.name\`: field required`, `${callPath}.function.name`);
     return { type: "tool_call", id: call.id, name: fn.name, arguments: typeof fn.arguments === "string" ? fn.arguments : "" };
   });
 }
@@ -36,7 +36,7 @@ function decodeAssistant(message: Record<string, unknown>, path: string, warning
   if (typeof message.refusal === "string" && message.refusal !== "") parts.push({ type: "text", text: message.refusal });
   parts.push(...decodeToolCalls(message.tool_calls, `${path}.tool_calls`));
   const legacy = message.function_call;
-  if (isObject(legacy) && typeof legacy.name === "string") {
+  if (isJsonObject(legacy) && typeof legacy.name === "string") {
     // The deprecated single-call form has no id; the name pairs it with its `function` result.
     parts.push({ type: "tool_call", id: legacy.name, name: legacy.name, arguments: typeof legacy.arguments === "string" ? legacy.arguments : "" });
   }
@@ -63,7 +63,7 @@ export function decodeMessages(raw: readonly unknown[], warnings: string[]): Dec
   let toolResults: ToolResultPart[] | null = null;
   for (const [i, message] of raw.entries()) {
     const path = `messages[${i}]`;
-    if (!isObject(message) || typeof message.role !== "string") throw invalidRequest(`\`${path}.role\`: field required`, `${path}.role`);
+    if (!isJsonObject(message) || typeof message.role !== "string") throw invalidRequest(`\`${path}.role\`: field required`, `${path}.role`);
     const role = message.role;
     if (role === "tool" || role === "function") {
       const result = decodeToolResult(message, path, warnings);

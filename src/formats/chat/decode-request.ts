@@ -4,7 +4,7 @@ import { invalidRequest } from "../../canonical/gateway-error.ts";
 import type { CanonicalRequest, Sampling } from "../../canonical/request.ts";
 import { decodeMessages } from "./decode-messages.ts";
 import { decodeResponseFormat, decodeToolChoice, decodeTools } from "./decode-tools.ts";
-import { isObject } from "./is-object.ts";
+import { isJsonObject } from "../../canonical/json-object.ts";
 
 /** Top-level fields read into canonical places; everything else is kept in `extra` by wire name. */
 const READ_FIELDS = new Set([
@@ -72,7 +72,7 @@ function decodeStop(raw: unknown): string[] {
 
 function decodeMetadata(raw: unknown, warnings: string[]): Record<string, string> | undefined {
   if (raw === undefined || raw === null) return undefined;
-  if (!isObject(raw)) throw invalidRequest("`metadata`: expected an object", "metadata");
+  if (!isJsonObject(raw)) throw invalidRequest("`metadata`: expected an object", "metadata");
   const metadata: Record<string, string> = {};
   for (const [key, value] of Object.entries(raw)) {
     if (typeof value === "string") metadata[key] = value;
@@ -107,7 +107,7 @@ export function decodeChatRequest(body: Record<string, unknown>): Converted<Cano
     stop: decodeStop(body.stop),
     ...(responseFormat ? { responseFormat } : {}),
     stream,
-    ...(stream ? { includeUsage: isObject(body.stream_options) && body.stream_options.include_usage === true } : {}),
+    ...(stream ? { includeUsage: isJsonObject(body.stream_options) && body.stream_options.include_usage === true } : {}),
     ...(user !== undefined ? { user } : {}),
     ...(metadata ? { metadata } : {}),
     ...(clientEffort ? { clientEffort } : {}),

@@ -1,5 +1,5 @@
 import { ZERO_USAGE, type Usage } from "../../canonical/usage.ts";
-import { isObject } from "./is-object.ts";
+import { isJsonObject } from "../../canonical/json-object.ts";
 
 /** The Chat `usage` object as the API sends it. */
 export interface ChatUsage {
@@ -28,9 +28,9 @@ const count = (value: unknown): number => (typeof value === "number" && Number.i
 
 /** A Chat `usage` object (any subset of its fields, as compatible providers send) → canonical usage. */
 export function decodeChatUsage(raw: unknown): Usage {
-  if (!isObject(raw)) return ZERO_USAGE;
-  const prompt = isObject(raw.prompt_tokens_details) ? raw.prompt_tokens_details : {};
-  const completion = isObject(raw.completion_tokens_details) ? raw.completion_tokens_details : {};
+  if (!isJsonObject(raw)) return ZERO_USAGE;
+  const prompt = isJsonObject(raw.prompt_tokens_details) ? raw.prompt_tokens_details : {};
+  const completion = isJsonObject(raw.completion_tokens_details) ? raw.completion_tokens_details : {};
   return {
     inputTokens: count(raw.prompt_tokens),
     outputTokens: count(raw.completion_tokens),

@@ -7,8 +7,9 @@ import type {
   ToolResultContent,
 } from "../../canonical/content-part.ts";
 import { invalidRequest } from "../../canonical/gateway-error.ts";
-import { isObject, objectAt, optionalString, readCacheControl, stringAt, type JsonObject } from "./read-fields.ts";
+import { objectAt, optionalString, readCacheControl, stringAt } from "./read-fields.ts";
 import { fromMessagesToolId } from "./map-tool-id.ts";
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
 /** Collects warnings once each, however many blocks trigger them. */
 export type Warn = (message: string) => void;
@@ -67,7 +68,7 @@ function decodeDocument(block: JsonObject, field: string, warn: Warn): DocumentP
     source = decodeMediaSource(raw, sourceField);
   }
   if (block.context !== undefined && block.context !== null) warn("document context dropped");
-  if (isObject(block.citations) && block.citations.enabled === true) warn("document citations setting dropped");
+  if (isJsonObject(block.citations) && block.citations.enabled === true) warn("document citations setting dropped");
   const title = optionalString(block.title, `${field}.title`);
   const cacheControl = readCacheControl(block.cache_control, `${field}.cache_control`);
   return { type: "document", source, ...(title !== undefined ? { title } : {}), ...(cacheControl ? { cacheControl } : {}) };

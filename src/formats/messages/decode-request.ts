@@ -5,7 +5,8 @@ import { invalidRequest } from "../../canonical/gateway-error.ts";
 import type { CanonicalMessage, CanonicalRequest, ResponseFormat, Sampling } from "../../canonical/request.ts";
 import { decodeBlock, decodeContent, type Warn } from "./decode-content.ts";
 import { decodeToolChoice, decodeTools } from "./decode-tools.ts";
-import { isObject, objectAt, optionalNumber, stringAt, type JsonObject } from "./read-fields.ts";
+import { objectAt, optionalNumber, stringAt } from "./read-fields.ts";
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
 /** Top-level fields read into canonical places; everything else goes to `extra` by wire name. */
 const READ_FIELDS = new Set([
@@ -71,7 +72,7 @@ const OUTPUT_EFFORTS: Readonly<Record<string, Effort>> = { low: "low", medium: "
 /** The effort the client asked for, on the gateway scale (wire-formats §3.4 reverse mapping). */
 function clientEffort(thinking: unknown, outputConfig: JsonObject | undefined): Effort | undefined {
   const asked = outputConfig && typeof outputConfig.effort === "string" ? OUTPUT_EFFORTS[outputConfig.effort] : undefined;
-  if (!isObject(thinking)) return asked;
+  if (!isJsonObject(thinking)) return asked;
   if (thinking.type === "disabled") return "off";
   if (thinking.type === "enabled" && typeof thinking.budget_tokens === "number") {
     const budget = thinking.budget_tokens;

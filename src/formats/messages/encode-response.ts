@@ -5,7 +5,7 @@ import { stopReasonToMessages } from "./map-stop-reason.ts";
 import { usageToMessages } from "./map-usage.ts";
 import { toMessagesToolId } from "./map-tool-id.ts";
 import { parseToolInput } from "./parse-tool-input.ts";
-import type { JsonObject } from "./read-fields.ts";
+import type { JsonObject } from "../../canonical/json-object.ts";
 
 function encodeOutputBlock(part: OutputPart): JsonObject {
   switch (part.type) {

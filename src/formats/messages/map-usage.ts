@@ -1,7 +1,5 @@
-import { isJsonObject as isObject } from "../../canonical/json-object.ts";
 import { ZERO_USAGE, type Usage } from "../../canonical/usage.ts";
-
-type JsonObject = Record<string, unknown>;
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
 const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0);
 
@@ -11,12 +9,12 @@ const count = (value: unknown): number => (typeof value === "number" && Number.i
  * does not carry (a `message_delta` may hold only `output_tokens`).
  */
 export function usageFromMessages(raw: unknown, base: Usage = ZERO_USAGE): Usage {
-  if (!isObject(raw)) return base;
+  if (!isJsonObject(raw)) return base;
   const has = (key: string): boolean => typeof raw[key] === "number";
   const cacheRead = has("cache_read_input_tokens") ? count(raw.cache_read_input_tokens) : base.cacheReadTokens;
   const cacheWrite = has("cache_creation_input_tokens") ? count(raw.cache_creation_input_tokens) : base.cacheWriteTokens;
   const uncached = has("input_tokens") ? count(raw.input_tokens) : Math.max(0, base.inputTokens - base.cacheReadTokens - base.cacheWriteTokens);
-  const details = isObject(raw.output_tokens_details) ? raw.output_tokens_details : null;
+  const details = isJsonObject(raw.output_tokens_details) ? raw.output_tokens_details : null;
   return {
     inputTokens: uncached + cacheRead + cacheWrite,
     outputTokens: has("output_tokens") ? count(raw.output_tokens) : base.outputTokens,

@@ -1,4 +1,4 @@
-import { isObject, type JsonObject } from "./read-fields.ts";
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
 /**
  * A tool call's JSON argument text → the object Messages `tool_use.input` must be. Empty text is
@@ -9,7 +9,7 @@ export function parseToolInput(text: string): { input: JsonObject; ok: boolean }
   if (text.trim() === "") return { input: {}, ok: true };
   try {
     const value: unknown = JSON.parse(text);
-    return isObject(value) ? { input: value, ok: true } : { input: {}, ok: false };
+    return isJsonObject(value) ? { input: value, ok: true } : { input: {}, ok: false };
   } catch {
     return { input: {}, ok: false };
   }

@@ -1,14 +1,10 @@
-import { isJsonObject as isObject } from "../../canonical/json-object.ts";
-export { isObject };
 import { invalidRequest } from "../../canonical/gateway-error.ts";
 import type { CacheControl } from "../../canonical/content-part.ts";
-
-export type JsonObject = Record<string, unknown>;
-
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
 /** The object at `field`, or a 400 naming it. */
 export function objectAt(value: unknown, field: string): JsonObject {
-  if (!isObject(value)) throw invalidRequest(`\`${field}\`: expected an object`, field);
+  if (!isJsonObject(value)) throw invalidRequest(`\`${field}\`: expected an object`, field);
   return value;
 }
 

@@ -4,8 +4,7 @@ import type { EncodeContext } from "../client-format.ts";
 import type { ResponsesOutcome } from "./map-stop-reason.ts";
 import { encodeResponsesUsage } from "./map-usage.ts";
 import { packForeignThinking, unpackResponsesReasoning } from "./pack-reasoning.ts";
-
-type JsonObject = Record<string, unknown>;
+import type { JsonObject } from "../../canonical/json-object.ts";
 
 /** The `resp_` id shown to the client; answers of other APIs keep their id after the prefix. */
 export function responseIdFor(upstreamId: string): string {

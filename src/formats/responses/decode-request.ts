@@ -4,10 +4,9 @@ import type { Effort } from "../../canonical/effort.ts";
 import { invalidRequest } from "../../canonical/gateway-error.ts";
 import type { CanonicalMessage, CanonicalRequest, ResponseFormat, Sampling } from "../../canonical/request.ts";
 import { packResponsesReasoning, unpackForeignThinking } from "./pack-reasoning.ts";
-import { isObject, readInputParts } from "./read-input-parts.ts";
+import { readInputParts } from "./read-input-parts.ts";
 import { readResponsesToolChoice, readResponsesTools } from "./read-tools.ts";
-
-type JsonObject = Record<string, unknown>;
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
 /** Top-level fields read into canonical places; everything else goes to `extra` by wire name. */
 const CONSUMED = new Set([
@@ -47,7 +46,7 @@ function readReasoning(item: JsonObject, at: string): ThinkingPart | RedactedThi
   if (typeof item.id !== "string") throw invalidRequest(`${at}.id must be a string`, `${at}.id`);
   const summary = Array.isArray(item.summary) ? item.summary : [];
   const text = summary
-    .map((part) => (isObject(part) && typeof part.text === "string" ? part.text : ""))
+    .map((part) => (isJsonObject(part) && typeof part.text === "string" ? part.text : ""))
     .filter((part) => part !== "")
     .join("\n\n");
   return { type: "thinking", text, signature: packResponsesReasoning({ id: item.id, ...(encrypted !== undefined ? { encryptedContent: encrypted } : {}) }) };
@@ -60,7 +59,7 @@ function stringField(item: JsonObject, key: string, at: string): string {
 }
 
 function readItem(item: unknown, at: string, conversation: Conversation, warnings: string[]): void {
-  if (!isObject(item)) throw invalidRequest(`${at} must be an object`, at);
+  if (!isJsonObject(item)) throw invalidRequest(`${at} must be an object`, at);
   const type = item.type ?? (typeof item.role === "string" ? "message" : undefined);
   switch (type) {
     case "message": {
@@ -90,11 +89,11 @@ function readItem(item: unknown, at: string, conversation: Conversation, warning
 }
 
 function readResponseFormat(text: unknown): ResponseFormat | undefined {
-  if (!isObject(text) || !isObject(text.format)) return undefined;
+  if (!isJsonObject(text) || !isJsonObject(text.format)) return undefined;
   const format = text.format;
   if (format.type === "text" || format.type === "json_object") return { type: format.type };
   if (format.type !== "json_schema") throw invalidRequest("text.format.type must be text, json_object or json_schema", "text.format.type");
-  if (typeof format.name !== "string" || !isObject(format.schema)) {
+  if (typeof format.name !== "string" || !isJsonObject(format.schema)) {
     throw invalidRequest("text.format json_schema needs a name and a schema", "text.format");
   }
   return {
@@ -108,7 +107,7 @@ function readResponseFormat(text: unknown): ResponseFormat | undefined {
 
 function readMetadata(raw: unknown): Record<string, string> | undefined {
   if (raw === undefined || raw === null) return undefined;
-  if (!isObject(raw)) throw invalidRequest("metadata must be an object of strings", "metadata");
+  if (!isJsonObject(raw)) throw invalidRequest("metadata must be an object of strings", "metadata");
   for (const [key, value] of Object.entries(raw)) {
     if (typeof value !== "string") throw invalidRequest(`metadata.${key} must be a string`, `metadata.${key}`);
   }
@@ -126,11 +125,11 @@ function readSampling(body: JsonObject): Sampling {
 function readExtra(body: JsonObject): Record<string, unknown> {
   const extra: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) if (!CONSUMED.has(key)) extra[key] = value;
-  if (isObject(body.reasoning)) {
+  if (isJsonObject(body.reasoning)) {
     const { effort: _effort, ...rest } = body.reasoning;
     if (Object.keys(rest).length > 0) extra.reasoning = rest;
   }
-  if (isObject(body.text)) {
+  if (isJsonObject(body.text)) {
     const { format: _format, ...rest } = body.text;
     if (Object.keys(rest).length > 0) extra.text = rest;
   }
@@ -149,7 +148,7 @@ export function decodeResponsesRequest(body: JsonObject): Converted<CanonicalReq
   }
   else throw invalidRequest("input must be a string or an array of items", "input");
 
-  const effort = isObject(body.reasoning) && typeof body.reasoning.effort === "string" ? EFFORTS[body.reasoning.effort] : undefined;
+  const effort = isJsonObject(body.reasoning) && typeof body.reasoning.effort === "string" ? EFFORTS[body.reasoning.effort] : undefined;
   const user = typeof body.safety_identifier === "string" ? body.safety_identifier : typeof body.user === "string" ? body.user : undefined;
   const toolChoice = readResponsesToolChoice(body.tool_choice, warnings);
   const responseFormat = readResponseFormat(body.text);

@@ -2,8 +2,7 @@ import type { CanonicalResponse } from "../../canonical/response.ts";
 import type { EncodeContext } from "../client-format.ts";
 import { buildResponseObject, functionCallItem, itemIdFor, messageItem, reasoningItem, redactedReasoningItem, responseIdFor } from "./build-output-items.ts";
 import { encodeResponsesOutcome } from "./map-stop-reason.ts";
-
-type JsonObject = Record<string, unknown>;
+import type { JsonObject } from "../../canonical/json-object.ts";
 
 /**
  * A canonical answer as a Responses body: one output item per part, in order (reasoning, message,

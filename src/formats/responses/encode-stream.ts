@@ -14,8 +14,7 @@ import {
 } from "./build-output-items.ts";
 import { encodeResponsesStreamError } from "./encode-stream-error.ts";
 import { encodeResponsesOutcome } from "./map-stop-reason.ts";
-
-type JsonObject = Record<string, unknown>;
+import type { JsonObject } from "../../canonical/json-object.ts";
 
 interface OpenItem {
   readonly kind: BlockStart["type"];

@@ -1,9 +1,9 @@
+import { isJsonObject } from "../../canonical/json-object.ts";
 import type { Usage } from "../../canonical/usage.ts";
 
 const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0);
 
-const field = (value: unknown, key: string): unknown =>
-  value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
+const field = (value: unknown, key: string): unknown => (isJsonObject(value) ? value[key] : undefined);
 
 /** Responses usage from canonical usage; both count cached input inside `input_tokens` (the OpenAI meaning). */
 export function encodeResponsesUsage(usage: Usage): Record<string, unknown> {

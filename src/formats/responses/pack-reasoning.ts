@@ -1,3 +1,5 @@
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
+
 /**
  * Thinking signatures crossing the Responses format. Reasoning from a Responses upstream travels
  * in the canonical model as a thinking part signed `rlr1.<payload>` (its item id and
@@ -21,10 +23,10 @@ function encodePayload(value: unknown): string {
   return Buffer.from(JSON.stringify(value), "utf8").toString("base64url");
 }
 
-function decodePayload(text: string): Record<string, unknown> | null {
+function decodePayload(text: string): JsonObject | null {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
-    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    return isJsonObject(parsed) ? parsed : null;
   } catch {
     return null;
   }

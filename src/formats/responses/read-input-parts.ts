@@ -1,10 +1,8 @@
-import { isJsonObject as isObject } from "../../canonical/json-object.ts";
-export { isObject };
 import type { DocumentPart, ImagePart, MediaSource, TextPart } from "../../canonical/content-part.ts";
 import { invalidRequest } from "../../canonical/gateway-error.ts";
+import { isJsonObject } from "../../canonical/json-object.ts";
 
 export type InputPart = TextPart | ImagePart | DocumentPart;
-
 
 const DATA_URL = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s;
 
@@ -46,7 +44,7 @@ export function readInputParts(content: unknown, at: string, warnings: string[])
   const parts: InputPart[] = [];
   for (const [i, part] of content.entries()) {
     const here = `${at}[${i}]`;
-    if (!isObject(part)) throw invalidRequest(`${here} must be an object`, here);
+    if (!isJsonObject(part)) throw invalidRequest(`${here} must be an object`, here);
     switch (part.type) {
       case "input_text":
       case "output_text":

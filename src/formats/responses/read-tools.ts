@@ -1,6 +1,6 @@
 import { invalidRequest } from "../../canonical/gateway-error.ts";
 import type { JsonSchema, Tool, ToolChoice } from "../../canonical/request.ts";
-import { isObject } from "./read-input-parts.ts";
+import { isJsonObject } from "../../canonical/json-object.ts";
 
 const EMPTY_SCHEMA: JsonSchema = { type: "object", properties: {} };
 
@@ -10,7 +10,7 @@ export function readResponsesTools(raw: unknown): Tool[] {
   if (!Array.isArray(raw)) throw invalidRequest("tools must be an array", "tools");
   return raw.map((tool, i): Tool => {
     const at = `tools[${i}]`;
-    if (!isObject(tool) || typeof tool.type !== "string") throw invalidRequest(`${at} must be an object with a type`, at);
+    if (!isJsonObject(tool) || typeof tool.type !== "string") throw invalidRequest(`${at} must be an object with a type`, at);
     if (tool.type !== "function") {
       return { kind: "builtin", format: "responses", type: tool.type, ...(typeof tool.name === "string" ? { name: tool.name } : {}), raw: tool };
     }
@@ -19,7 +19,7 @@ export function readResponsesTools(raw: unknown): Tool[] {
       kind: "function",
       name: tool.name,
       ...(typeof tool.description === "string" ? { description: tool.description } : {}),
-      inputSchema: isObject(tool.parameters) ? tool.parameters : EMPTY_SCHEMA,
+      inputSchema: isJsonObject(tool.parameters) ? tool.parameters : EMPTY_SCHEMA,
       ...(typeof tool.strict === "boolean" ? { strict: tool.strict } : {}),
     };
   });
@@ -29,7 +29,7 @@ export function readResponsesTools(raw: unknown): Tool[] {
 export function readResponsesToolChoice(raw: unknown, warnings: string[]): ToolChoice | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (raw === "auto" || raw === "none" || raw === "required") return { type: raw };
-  if (!isObject(raw) || typeof raw.type !== "string") throw invalidRequest("tool_choice is not a valid choice", "tool_choice");
+  if (!isJsonObject(raw) || typeof raw.type !== "string") throw invalidRequest("tool_choice is not a valid choice", "tool_choice");
   if ((raw.type === "function" || raw.type === "custom") && typeof raw.name === "string") return { type: "tool", name: raw.name };
   if (raw.type === "allowed_tools") {
     warnings.push("tool_choice allowed_tools: the tool subset is not carried over, only its mode");

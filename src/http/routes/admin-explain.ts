@@ -1,4 +1,3 @@
-import { isJsonObject as isObject } from "../../canonical/json-object.ts";
 import { Elysia } from "elysia";
 import type { AccountStore } from "../../accounts/account-store.ts";
 import type { Principal } from "../../accounts/principal.ts";
@@ -16,6 +15,7 @@ import { exceedsJsonDepth, MAX_JSON_DEPTH } from "../../pipeline/exceeds-json-de
 import { decideRoute, type RoutingDecision } from "../../routing/decide-route.ts";
 import { requiredApis } from "../../routing/required-apis.ts";
 import { resolveTier } from "../../routing/resolve-tier.ts";
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
 export interface AdminExplainDeps {
   /** The routing in use (a reload replaces it). */
@@ -23,8 +23,6 @@ export interface AdminExplainDeps {
   /** To explain for a given account (its plan and default tier); without it, any tier is allowed. */
   readonly accounts?: AccountStore | undefined;
 }
-
-type JsonObject = Record<string, unknown>;
 
 const DECODERS: Readonly<Record<WireFormat, (body: JsonObject) => { value: CanonicalRequest; warnings: readonly string[] }>> = {
   messages: decodeMessagesRequest,
@@ -41,7 +39,6 @@ const OPERATOR: Principal = {
   suspended: false,
   limits: { requestsPerMinute: null, concurrentRequests: null, tokensPerMonth: null },
 };
-
 
 function render(decision: RoutingDecision, warnings: readonly string[]) {
   const { signals } = decision;
@@ -88,12 +85,12 @@ async function explain(request: Request, deps: AdminExplainDeps): Promise<Respon
   } catch {
     return error(400, "invalid_request_error", "body: not valid JSON");
   }
-  if (!isObject(input)) return error(400, "invalid_request_error", "body: must be a JSON object");
+  if (!isJsonObject(input)) return error(400, "invalid_request_error", "body: must be a JSON object");
   const format = input.format ?? "messages";
   if (format !== "messages" && format !== "chat" && format !== "responses") {
     return error(400, "invalid_request_error", "format: must be one of messages, chat, responses");
   }
-  if (!isObject(input.body)) return error(400, "invalid_request_error", "body.body: the request body to explain is required (an object)");
+  if (!isJsonObject(input.body)) return error(400, "invalid_request_error", "body.body: the request body to explain is required (an object)");
   const principal = await principalFor(deps, input.account);
   if (principal instanceof Response) return principal;
   const body = input.body;

@@ -1,7 +1,7 @@
 import { countChars, countToolChars } from "../count-chars.ts";
-import { isRecord } from "../is-record.ts";
 import { measureUsage } from "../measure-usage.ts";
 import type { ReadResult, SimInput, SimTool, SimToolChoice } from "../types.ts";
+import { isJsonObject } from "../../canonical/json-object.ts";
 
 export interface ChatInput extends SimInput {
   stream: boolean;
@@ -22,7 +22,7 @@ function partsText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   const parts: string[] = [];
-  for (const part of content) if (isRecord(part) && part.type === "text" && typeof part.text === "string") parts.push(part.text);
+  for (const part of content) if (isJsonObject(part) && part.type === "text" && typeof part.text === "string") parts.push(part.text);
   return parts.join("\n");
 }
 
@@ -30,7 +30,7 @@ function readTools(raw: unknown): SimTool[] {
   if (!Array.isArray(raw)) return [];
   const tools: SimTool[] = [];
   for (const tool of raw) {
-    if (!isRecord(tool) || tool.type !== "function" || !isRecord(tool.function) || typeof tool.function.name !== "string") continue;
+    if (!isJsonObject(tool) || tool.type !== "function" || !isJsonObject(tool.function) || typeof tool.function.name !== "string") continue;
     const fn = tool.function;
     tools.push({ name: fn.name as string, description: typeof fn.description === "string" ? fn.description : undefined, schema: fn.parameters });
   }
@@ -40,9 +40,9 @@ function readTools(raw: unknown): SimTool[] {
 function readToolChoice(raw: unknown): SimToolChoice {
   if (raw === "none") return { kind: "none" };
   if (raw === "required") return { kind: "any" };
-  if (isRecord(raw)) {
-    if (raw.type === "function" && isRecord(raw.function) && typeof raw.function.name === "string") return { kind: "tool", name: raw.function.name };
-    if (raw.type === "allowed_tools" && isRecord(raw.allowed_tools) && raw.allowed_tools.mode === "required") return { kind: "any" };
+  if (isJsonObject(raw)) {
+    if (raw.type === "function" && isJsonObject(raw.function) && typeof raw.function.name === "string") return { kind: "tool", name: raw.function.name };
+    if (raw.type === "allowed_tools" && isJsonObject(raw.allowed_tools) && raw.allowed_tools.mode === "required") return { kind: "any" };
   }
   return { kind: "auto" };
 }
@@ -68,12 +68,12 @@ function readStop(raw: unknown): string[] {
 
 /** Reads a Chat Completions body. */
 export function readChatRequest(body: unknown, seed: bigint): ReadResult<ChatInput> {
-  if (!isRecord(body)) return { ok: false, message: "The request body must be a JSON object." };
+  if (!isJsonObject(body)) return { ok: false, message: "The request body must be a JSON object." };
   if (typeof body.model !== "string" || body.model === "") return missing("model");
   if (!Array.isArray(body.messages)) return missing("messages");
   const messages: Record<string, unknown>[] = [];
   for (const [i, message] of body.messages.entries()) {
-    if (!isRecord(message) || typeof message.role !== "string") {
+    if (!isJsonObject(message) || typeof message.role !== "string") {
       return { ok: false, message: `Invalid value for 'messages[${i}]': expected a message object with a 'role'.`, param: `messages[${i}]` };
     }
     messages.push(message);
@@ -107,7 +107,7 @@ export function readChatRequest(body: unknown, seed: bigint): ReadResult<ChatInp
       effort,
       usage: measureUsage(prefixChars, last ? countChars(last) : 0, conversation, false),
       stream: body.stream === true,
-      includeUsage: isRecord(body.stream_options) && body.stream_options.include_usage === true,
+      includeUsage: isJsonObject(body.stream_options) && body.stream_options.include_usage === true,
       choices,
     },
   };

@@ -1,5 +1,5 @@
-import { isRecord } from "../is-record.ts";
 import { verifyThinking } from "../sign-thinking.ts";
+import { isJsonObject } from "../../canonical/json-object.ts";
 
 /**
  * Like the real API, refuses thinking blocks the requested model did not produce: each
@@ -10,7 +10,7 @@ export function checkThinkingHistory(messages: readonly Record<string, unknown>[
   for (const [i, message] of messages.entries()) {
     if (message.role !== "assistant" || !Array.isArray(message.content)) continue;
     for (const [j, block] of message.content.entries()) {
-      if (!isRecord(block) || block.type !== "thinking") continue;
+      if (!isJsonObject(block) || block.type !== "thinking") continue;
       const text = typeof block.thinking === "string" ? block.thinking : "";
       if (!verifyThinking(model, text, block.signature)) {
         return `messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`;

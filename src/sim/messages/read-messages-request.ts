@@ -1,7 +1,7 @@
 import { countChars, countToolChars } from "../count-chars.ts";
-import { isRecord } from "../is-record.ts";
 import { measureUsage } from "../measure-usage.ts";
 import type { ReadResult, SimInput, SimTool, SimToolChoice } from "../types.ts";
+import { isJsonObject } from "../../canonical/json-object.ts";
 
 export interface MessagesInput extends SimInput {
   stream: boolean;
@@ -15,7 +15,7 @@ export function blockText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   const parts: string[] = [];
-  for (const block of content) if (isRecord(block) && block.type === "text" && typeof block.text === "string") parts.push(block.text);
+  for (const block of content) if (isJsonObject(block) && block.type === "text" && typeof block.text === "string") parts.push(block.text);
   return parts.join("\n");
 }
 
@@ -24,14 +24,14 @@ function readTools(raw: unknown): SimTool[] {
   const tools: SimTool[] = [];
   for (const tool of raw) {
     // Server tools (web search, code execution…) have a versioned `type` and no input_schema.
-    if (!isRecord(tool) || typeof tool.name !== "string" || (tool.type !== undefined && tool.type !== "custom" && !("input_schema" in tool))) continue;
+    if (!isJsonObject(tool) || typeof tool.name !== "string" || (tool.type !== undefined && tool.type !== "custom" && !("input_schema" in tool))) continue;
     tools.push({ name: tool.name, description: typeof tool.description === "string" ? tool.description : undefined, schema: tool.input_schema });
   }
   return tools;
 }
 
 function readToolChoice(raw: unknown): { choice: SimToolChoice; parallel: boolean } {
-  if (!isRecord(raw)) return { choice: { kind: "auto" }, parallel: true };
+  if (!isJsonObject(raw)) return { choice: { kind: "auto" }, parallel: true };
   const parallel = raw.disable_parallel_tool_use !== true;
   if (raw.type === "any") return { choice: { kind: "any" }, parallel };
   if (raw.type === "none") return { choice: { kind: "none" }, parallel };
@@ -42,9 +42,9 @@ function readToolChoice(raw: unknown): { choice: SimToolChoice; parallel: boolea
 /** Effort when thinking is on: `output_config.effort`, else a manual budget mapped like the gateway does. */
 function readEffort(body: Record<string, unknown>): string | null {
   const thinking = body.thinking;
-  if (!isRecord(thinking) || (thinking.type !== "enabled" && thinking.type !== "adaptive")) return null;
+  if (!isJsonObject(thinking) || (thinking.type !== "enabled" && thinking.type !== "adaptive")) return null;
   const config = body.output_config;
-  if (isRecord(config) && typeof config.effort === "string") return config.effort;
+  if (isJsonObject(config) && typeof config.effort === "string") return config.effort;
   if (thinking.type === "enabled" && typeof thinking.budget_tokens === "number") {
     const budget = thinking.budget_tokens;
     return budget < 2048 ? "low" : budget < 8192 ? "medium" : budget < 24576 ? "high" : "max";
@@ -53,13 +53,13 @@ function readEffort(body: Record<string, unknown>): string | null {
 }
 
 function hasCacheControl(message: Record<string, unknown>): boolean {
-  return Array.isArray(message.content) && message.content.some((block) => isRecord(block) && isRecord(block.cache_control));
+  return Array.isArray(message.content) && message.content.some((block) => isJsonObject(block) && isJsonObject(block.cache_control));
 }
 
 function lastToolResult(message: Record<string, unknown> | undefined): string | null {
   if (message?.role !== "user" || !Array.isArray(message.content)) return null;
   for (const block of message.content) {
-    if (isRecord(block) && block.type === "tool_result") return blockText(block.content);
+    if (isJsonObject(block) && block.type === "tool_result") return blockText(block.content);
   }
   return null;
 }
@@ -67,7 +67,7 @@ function lastToolResult(message: Record<string, unknown> | undefined): string | 
 function readMessages(raw: unknown): ReadResult<Record<string, unknown>[]> {
   if (!Array.isArray(raw)) return { ok: false, message: "messages: Field required" };
   for (const [i, message] of raw.entries()) {
-    if (!isRecord(message)) return { ok: false, message: `messages.${i}: Input should be a valid dictionary` };
+    if (!isJsonObject(message)) return { ok: false, message: `messages.${i}: Input should be a valid dictionary` };
     if (message.role !== "user" && message.role !== "assistant" && message.role !== "system") {
       return { ok: false, message: `messages.${i}.role: Input should be 'user' or 'assistant'` };
     }
@@ -80,7 +80,7 @@ function readMessages(raw: unknown): ReadResult<Record<string, unknown>[]> {
 
 /** Reads a Messages (or count_tokens) body; `needsMaxTokens` is false for count_tokens. */
 export function readMessagesRequest(body: unknown, seed: bigint, needsMaxTokens: boolean): ReadResult<MessagesInput> {
-  if (!isRecord(body)) return { ok: false, message: "body: Input should be a valid dictionary" };
+  if (!isJsonObject(body)) return { ok: false, message: "body: Input should be a valid dictionary" };
   if (typeof body.model !== "string" || body.model === "") return { ok: false, message: "model: Field required" };
   const maxTokens = body.max_tokens;
   if (needsMaxTokens && (typeof maxTokens !== "number" || !Number.isInteger(maxTokens) || maxTokens < 0)) {
@@ -98,7 +98,7 @@ export function readMessagesRequest(body: unknown, seed: bigint, needsMaxTokens:
   const prefixChars =
     countChars(body.system) + countToolChars(tools) + messages.slice(0, -1).reduce((sum, message) => sum + countChars(message), 0);
   const conversation = messages.filter((message) => message.role !== "system").length;
-  const lastCached = last !== undefined && (hasCacheControl(last) || isRecord(body.cache_control));
+  const lastCached = last !== undefined && (hasCacheControl(last) || isJsonObject(body.cache_control));
   const thinking = body.thinking;
   return {
     ok: true,
@@ -115,7 +115,7 @@ export function readMessagesRequest(body: unknown, seed: bigint, needsMaxTokens:
       effort: readEffort(body),
       usage: measureUsage(prefixChars, last ? countChars(last) : 0, conversation, lastCached),
       stream: body.stream === true,
-      omitThinking: isRecord(thinking) && thinking.display === "omitted",
+      omitThinking: isJsonObject(thinking) && thinking.display === "omitted",
       messages,
     },
   };

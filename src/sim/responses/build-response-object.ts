@@ -2,14 +2,13 @@ import { makeId } from "../make-id.ts";
 import { signThinking } from "../sign-thinking.ts";
 import type { SimAnswer } from "../types.ts";
 import type { ResponsesInput } from "./read-responses-request.ts";
-
-export type ResponseItem = Record<string, unknown>;
+import type { JsonObject } from "../../canonical/json-object.ts";
 
 /** The output items in their final form, in output order: reasoning, message, function calls. */
-export function responseItems(input: ResponsesInput, answer: SimAnswer): ResponseItem[] {
-  const items: ResponseItem[] = [];
+export function responseItems(input: ResponsesInput, answer: SimAnswer): JsonObject[] {
+  const items: JsonObject[] = [];
   if (input.effort !== null) {
-    const item: ResponseItem = {
+    const item: JsonObject = {
       id: makeId("rs_", input.seed),
       type: "reasoning",
       summary: input.summary ? [{ type: "summary_text", text: answer.reasoningText }] : [],
@@ -53,7 +52,7 @@ export function responsesUsage(input: ResponsesInput, answer: SimAnswer): Record
 
 export interface ResponseState {
   status: "in_progress" | "completed" | "incomplete";
-  output: ResponseItem[];
+  output: JsonObject[];
   usage: Record<string, unknown> | null;
   createdAt: number;
 }

@@ -1,11 +1,12 @@
 import { splitJson, splitText } from "../split-text.ts";
 import { sseFrame } from "../sse-frame.ts";
 import type { SimAnswer } from "../types.ts";
-import { buildResponseObject, responseItems, responsesUsage, type ResponseItem } from "./build-response-object.ts";
+import { buildResponseObject, responseItems, responsesUsage } from "./build-response-object.ts";
 import type { ResponsesInput } from "./read-responses-request.ts";
+import type { JsonObject } from "../../canonical/json-object.ts";
 
 /** The item as `output_item.added` shows it: nothing generated yet. */
-function openedItem(item: ResponseItem): ResponseItem {
+function openedItem(item: JsonObject): JsonObject {
   if (item.type === "message") return { ...item, status: "in_progress", content: [] };
   if (item.type === "function_call") return { ...item, arguments: "", status: "in_progress" };
   return { ...item, summary: [] };

@@ -1,7 +1,7 @@
 import { countChars, countToolChars } from "../count-chars.ts";
-import { isRecord } from "../is-record.ts";
 import { measureUsage } from "../measure-usage.ts";
 import type { ReadResult, SimInput, SimTool, SimToolChoice } from "../types.ts";
+import { isJsonObject } from "../../canonical/json-object.ts";
 
 export interface ResponsesInput extends SimInput {
   stream: boolean;
@@ -28,7 +28,7 @@ export function itemText(content: unknown): string {
   if (!Array.isArray(content)) return "";
   const parts: string[] = [];
   for (const part of content) {
-    if (isRecord(part) && (part.type === "input_text" || part.type === "output_text" || part.type === "text") && typeof part.text === "string") {
+    if (isJsonObject(part) && (part.type === "input_text" || part.type === "output_text" || part.type === "text") && typeof part.text === "string") {
       parts.push(part.text);
     }
   }
@@ -39,7 +39,7 @@ function readTools(raw: unknown): SimTool[] {
   if (!Array.isArray(raw)) return [];
   const tools: SimTool[] = [];
   for (const tool of raw) {
-    if (!isRecord(tool) || tool.type !== "function" || typeof tool.name !== "string") continue;
+    if (!isJsonObject(tool) || tool.type !== "function" || typeof tool.name !== "string") continue;
     tools.push({ name: tool.name, description: typeof tool.description === "string" ? tool.description : undefined, schema: tool.parameters });
   }
   return tools;
@@ -48,7 +48,7 @@ function readTools(raw: unknown): SimTool[] {
 function readToolChoice(raw: unknown): SimToolChoice {
   if (raw === "none") return { kind: "none" };
   if (raw === "required") return { kind: "any" };
-  if (isRecord(raw)) {
+  if (isJsonObject(raw)) {
     if (raw.type === "function" && typeof raw.name === "string") return { kind: "tool", name: raw.name };
     if (raw.type === "allowed_tools" && raw.mode === "required") return { kind: "any" };
   }
@@ -71,14 +71,14 @@ function readItems(input: unknown): ReadResult<Record<string, unknown>[]> {
   if (typeof input === "string") return { ok: true, value: [{ type: "message", role: "user", content: input }] };
   if (!Array.isArray(input)) return missing("input");
   for (const [i, item] of input.entries()) {
-    if (!isRecord(item)) return { ok: false, message: `Invalid value for 'input[${i}]': expected an object.`, param: `input[${i}]` };
+    if (!isJsonObject(item)) return { ok: false, message: `Invalid value for 'input[${i}]': expected an object.`, param: `input[${i}]` };
   }
   return { ok: true, value: input as Record<string, unknown>[] };
 }
 
 /** Reads a Responses body; `forCount` relaxes `input` for the input_tokens endpoint. */
 export function readResponsesRequest(body: unknown, seed: bigint, forCount: boolean): ReadResult<ResponsesInput> {
-  if (!isRecord(body)) return { ok: false, message: "The request body must be a JSON object." };
+  if (!isJsonObject(body)) return { ok: false, message: "The request body must be a JSON object." };
   if (!forCount && (typeof body.model !== "string" || body.model === "")) return missing("model");
   const read = forCount && body.input === undefined ? { ok: true as const, value: [] } : readItems(body.input);
   if (!read.ok) return read;
@@ -98,7 +98,7 @@ export function readResponsesRequest(body: unknown, seed: bigint, forCount: bool
   const prefixChars = countChars(body.instructions) + countToolChars(tools) + items.slice(0, -1).reduce((sum, item) => sum + countChars(item), 0);
   const conversation = items.filter((item) => !isInstruction(item)).length;
   const reasoning = body.reasoning;
-  const effort = isRecord(reasoning) && reasoning.effort !== "none" ? (typeof reasoning.effort === "string" ? reasoning.effort : "medium") : null;
+  const effort = isJsonObject(reasoning) && reasoning.effort !== "none" ? (typeof reasoning.effort === "string" ? reasoning.effort : "medium") : null;
   return {
     ok: true,
     value: {
@@ -114,7 +114,7 @@ export function readResponsesRequest(body: unknown, seed: bigint, forCount: bool
       effort,
       usage: measureUsage(prefixChars, last ? countChars(last) : 0, conversation, false),
       stream: body.stream === true,
-      summary: isRecord(reasoning) && typeof reasoning.summary === "string",
+      summary: isJsonObject(reasoning) && typeof reasoning.summary === "string",
       encrypted: Array.isArray(body.include) && body.include.includes("reasoning.encrypted_content"),
       body,
     },

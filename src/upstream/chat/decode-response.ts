@@ -2,9 +2,9 @@ import type { OutputPart } from "../../canonical/content-part.ts";
 import type { Converted } from "../../canonical/converted.ts";
 import { GatewayError } from "../../canonical/gateway-error.ts";
 import type { CanonicalResponse } from "../../canonical/response.ts";
-import { isObject } from "../../formats/chat/is-object.ts";
 import { decodeFinishReason } from "../../formats/chat/map-stop-reason.ts";
 import { decodeChatUsage } from "../../formats/chat/map-usage.ts";
+import { isJsonObject } from "../../canonical/json-object.ts";
 
 const invalid = (what: string): GatewayError =>
   new GatewayError(502, "upstream_error", `upstream sent an invalid chat completion: ${what}`, { retryable: true });
@@ -13,7 +13,7 @@ const invalid = (what: string): GatewayError =>
 function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((p) => (isObject(p) && typeof p.text === "string" ? p.text : "")).join("");
+  return content.map((p) => (isJsonObject(p) && typeof p.text === "string" ? p.text : "")).join("");
 }
 
 /** `reasoning_content` (DeepSeek, vLLM …) or `reasoning` (OpenRouter …): reasoning text some servers add. */
@@ -32,8 +32,8 @@ function decodeMessage(message: Record<string, unknown>): { content: OutputPart[
   if (refusal !== "") content.push({ type: "text", text: refusal });
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
   for (const [k, call] of calls.entries()) {
-    const fn = isObject(call) ? call.function : undefined;
-    if (!isObject(call) || !isObject(fn) || typeof fn.name !== "string") throw invalid(`tool_calls[${k}] has no function name`);
+    const fn = isJsonObject(call) ? call.function : undefined;
+    if (!isJsonObject(call) || !isJsonObject(fn) || typeof fn.name !== "string") throw invalid(`tool_calls[${k}] has no function name`);
     const id = typeof call.id === "string" && call.id !== "" ? call.id : `call_${k}`;
     content.push({ type: "tool_call", id, name: fn.name, arguments: typeof fn.arguments === "string" ? fn.arguments : "" });
   }
@@ -42,12 +42,12 @@ function decodeMessage(message: Record<string, unknown>): { content: OutputPart[
 
 /** A Chat Completions non-stream answer → the canonical response (the first choice). */
 export function decodeChatResponse(body: unknown): Converted<CanonicalResponse> {
-  if (!isObject(body)) throw invalid("not a JSON object");
-  if (isObject(body.error)) throw invalid("an error body");
+  if (!isJsonObject(body)) throw invalid("not a JSON object");
+  if (isJsonObject(body.error)) throw invalid("an error body");
   const choices = body.choices;
-  if (!Array.isArray(choices) || !isObject(choices[0])) throw invalid("no choices");
+  if (!Array.isArray(choices) || !isJsonObject(choices[0])) throw invalid("no choices");
   const choice = choices[0];
-  if (!isObject(choice.message)) throw invalid("choices[0].message missing");
+  if (!isJsonObject(choice.message)) throw invalid("choices[0].message missing");
   const { content, refused } = decodeMessage(choice.message);
   const finish = typeof choice.finish_reason === "string" ? choice.finish_reason : null;
   const warnings = choices.length > 1 ? ["only the first of several choices was kept"] : [];

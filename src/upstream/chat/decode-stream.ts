@@ -1,12 +1,12 @@
 import type { StreamError, StreamEvent } from "../../canonical/stream-event.ts";
 import type { Usage } from "../../canonical/usage.ts";
 import { ZERO_USAGE } from "../../canonical/usage.ts";
-import { isObject } from "../../formats/chat/is-object.ts";
 import { decodeFinishReason } from "../../formats/chat/map-stop-reason.ts";
 import { decodeChatUsage } from "../../formats/chat/map-usage.ts";
 import { classifyUpstreamError } from "../classify-upstream-error.ts";
 import type { SseEvent } from "../sse/read-first-event.ts";
 import type { StreamDecoder } from "../types.ts";
+import { isJsonObject } from "../../canonical/json-object.ts";
 
 /** Decoder state. It belongs to one stream and `step` updates it in place (one allocation per stream, not per event). */
 export interface ChatDecodeState {
@@ -34,7 +34,7 @@ const OVERLOADED: ReadonlySet<string> = new Set(["service_unavailable_error", "s
 const RATE_LIMITED: ReadonlySet<string> = new Set(["rate_limit_exceeded", "requests", "rate_limit_error", "tokens"]);
 
 function upstreamFailure(parsed: Record<string, unknown>): StreamEvent {
-  const inner = isObject(parsed.error) ? parsed.error : {};
+  const inner = isJsonObject(parsed.error) ? parsed.error : {};
   const kind = inner.type ?? inner.code;
   const status = OVERLOADED.has(String(kind)) ? 503 : RATE_LIMITED.has(String(kind)) ? 429 : 500;
   const gatewayError = classifyUpstreamError(status, JSON.stringify(parsed), null);
@@ -76,11 +76,11 @@ function onText(state: ChatDecodeState, text: string, out: StreamEvent[]): void 
 
 /** A tool-call fragment: the first one for an index starts the block (text and thinking stop first). */
 function onToolCall(state: ChatDecodeState, call: unknown, out: StreamEvent[]): void {
-  if (!isObject(call)) return;
+  if (!isJsonObject(call)) return;
   const hasId = typeof call.id === "string" && call.id !== "";
   const key = typeof call.index === "number" ? call.index : hasId ? `id:${call.id}` : (state.lastTool ?? 0);
   state.lastTool = key;
-  const fn = isObject(call.function) ? call.function : {};
+  const fn = isJsonObject(call.function) ? call.function : {};
   let index = state.tools.get(key);
   if (index === undefined) {
     stop(state, state.textIndex, out);
@@ -94,7 +94,7 @@ function onToolCall(state: ChatDecodeState, call: unknown, out: StreamEvent[]): 
 }
 
 function onChoice(state: ChatDecodeState, choice: Record<string, unknown>, out: StreamEvent[]): void {
-  const delta = isObject(choice.delta) ? choice.delta : {};
+  const delta = isJsonObject(choice.delta) ? choice.delta : {};
   // `reasoning_content` (DeepSeek, vLLM …) or `reasoning` (OpenRouter …): reasoning text some servers add.
   const reasoning = typeof delta.reasoning_content === "string" ? delta.reasoning_content : typeof delta.reasoning === "string" ? delta.reasoning : "";
   if (reasoning !== "") onReasoning(state, reasoning, out);
@@ -123,9 +123,9 @@ function stepChunk(state: ChatDecodeState, data: string): StreamEvent[] {
   } catch {
     parsed = undefined;
   }
-  if (!isObject(parsed) || ("error" in parsed && parsed.error !== null)) {
+  if (!isJsonObject(parsed) || ("error" in parsed && parsed.error !== null)) {
     state.ended = true;
-    return [isObject(parsed) ? upstreamFailure(parsed) : failure("upstream sent a malformed stream event")];
+    return [isJsonObject(parsed) ? upstreamFailure(parsed) : failure("upstream sent a malformed stream event")];
   }
   const out: StreamEvent[] = [];
   const choices = Array.isArray(parsed.choices) ? parsed.choices : [];
@@ -135,9 +135,9 @@ function stepChunk(state: ChatDecodeState, data: string): StreamEvent[] {
     state.started = true;
     out.push({ type: "start", id: typeof parsed.id === "string" ? parsed.id : "chatcmpl-unknown", model: typeof parsed.model === "string" ? parsed.model : "" });
   }
-  if (isObject(parsed.usage)) state.usage = decodeChatUsage(parsed.usage);
+  if (isJsonObject(parsed.usage)) state.usage = decodeChatUsage(parsed.usage);
   const choice: unknown = choices[0];
-  if (isObject(choice)) onChoice(state, choice, out);
+  if (isJsonObject(choice)) onChoice(state, choice, out);
   // With usage asked for, it follows the finish chunk; once both are in, the answer is complete.
   if (state.finishReason !== null && state.usage !== null) finish(state, out);
   return out;

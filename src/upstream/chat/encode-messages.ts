@@ -1,8 +1,7 @@
 import type { ContentPart, DocumentPart, ImagePart, TextPart, ToolCallPart } from "../../canonical/content-part.ts";
 import type { CanonicalMessage } from "../../canonical/request.ts";
 import { encodeToolResult, encodeUserParts, type PartContext } from "./encode-parts.ts";
-
-type JsonObject = Record<string, unknown>;
+import type { JsonObject } from "../../canonical/json-object.ts";
 
 /** Longest tool-call id the Chat API takes back in history (observed 400 above it). */
 const MAX_CALL_ID = 40;

@@ -1,7 +1,6 @@
 import type { DocumentPart, ImagePart, TextPart, ToolResultPart } from "../../canonical/content-part.ts";
 import { buildDataUrl } from "../../formats/chat/parse-data-url.ts";
-
-type JsonObject = Record<string, unknown>;
+import type { JsonObject } from "../../canonical/json-object.ts";
 
 /** What encoding a message may drop, and whether images are allowed at all (the model's `vision`). */
 export interface PartContext {

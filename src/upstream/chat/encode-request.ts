@@ -3,8 +3,7 @@ import type { CanonicalRequest, Sampling } from "../../canonical/request.ts";
 import type { UpstreamRequestContext } from "../types.ts";
 import { encodeMessages } from "./encode-messages.ts";
 import { encodeResponseFormat, encodeToolChoice, encodeTools } from "./encode-tools.ts";
-
-type JsonObject = Record<string, unknown>;
+import type { JsonObject } from "../../canonical/json-object.ts";
 
 /** The Chat API takes at most four stop strings. */
 const MAX_STOP = 4;

@@ -1,20 +1,17 @@
-import { isJsonObject as isObject } from "../../canonical/json-object.ts";
 import type { ResponseFormat, Tool, ToolChoice } from "../../canonical/request.ts";
-
-type JsonObject = Record<string, unknown>;
-
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
 /** The schema a builtin tool's raw definition carries, under any of the three formats' field names. */
 function builtinSchema(raw: JsonObject): JsonObject | undefined {
-  for (const key of ["input_schema", "parameters"]) if (isObject(raw[key])) return raw[key] as JsonObject;
+  for (const key of ["input_schema", "parameters"]) if (isJsonObject(raw[key])) return raw[key] as JsonObject;
   return undefined;
 }
 
 /** A function inside a tool group (Responses `namespace`): flat Responses shape or nested Chat shape. */
 function innerFunction(raw: unknown): JsonObject | null {
-  if (!isObject(raw) || raw.type !== "function") return null;
+  if (!isJsonObject(raw) || raw.type !== "function") return null;
   const nested = raw.function;
-  const fn = isObject(nested) ? nested : raw;
+  const fn = isJsonObject(nested) ? nested : raw;
   if (typeof fn.name !== "string") return null;
   const description = typeof fn.description === "string" ? { description: fn.description } : {};
   return { type: "function", function: { name: fn.name, ...description, parameters: builtinSchema(fn) ?? { type: "object", properties: {} } } };

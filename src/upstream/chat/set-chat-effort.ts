@@ -1,7 +1,8 @@
 import type { Effort } from "../../canonical/effort.ts";
 import type { ModelConfig } from "../../config/schema.ts";
 import { clampEffort } from "../../routing/clamp-effort.ts";
-import type { EffortResult, JsonObject } from "../effort-result.ts";
+import type { EffortResult } from "../effort-result.ts";
+import type { JsonObject } from "../../canonical/json-object.ts";
 
 /** Gateway effort → OpenAI `reasoning_effort` value. */
 export function openAIEffortValue(effort: Effort): string {

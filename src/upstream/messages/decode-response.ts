@@ -5,7 +5,7 @@ import { GatewayError } from "../../canonical/gateway-error.ts";
 import type { CanonicalResponse } from "../../canonical/response.ts";
 import { stopReasonFromMessages } from "../../formats/messages/map-stop-reason.ts";
 import { usageFromMessages } from "../../formats/messages/map-usage.ts";
-import { isObject } from "../../formats/messages/read-fields.ts";
+import { isJsonObject } from "../../canonical/json-object.ts";
 
 const malformed = (what: string): GatewayError => new GatewayError(502, "upstream_error", `upstream sent an invalid Messages answer: ${what}`);
 
@@ -16,7 +16,7 @@ function str(value: unknown, what: string): string {
 
 /** One output block → a canonical part; server-tool blocks have no canonical place and are reported. */
 function decodeOutputBlock(block: unknown, i: number, warnings: Set<string>): OutputPart | null {
-  if (!isObject(block)) throw malformed(`content[${i}] is not an object`);
+  if (!isJsonObject(block)) throw malformed(`content[${i}] is not an object`);
   switch (block.type) {
     case "text":
       if (Array.isArray(block.citations) && block.citations.length > 0) warnings.add(droppedWarning("citations"));
@@ -42,7 +42,7 @@ function decodeOutputBlock(block: unknown, i: number, warnings: Set<string>): Ou
 
 /** A Messages non-stream answer → the canonical response; throws a 502 for a body that is not one. */
 export function decodeMessagesResponse(body: unknown): Converted<CanonicalResponse> {
-  if (!isObject(body) || body.type !== "message") throw malformed("not a message object");
+  if (!isJsonObject(body) || body.type !== "message") throw malformed("not a message object");
   if (!Array.isArray(body.content)) throw malformed("content is not an array");
   const warnings = new Set<string>();
   const content: OutputPart[] = [];

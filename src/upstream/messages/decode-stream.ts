@@ -4,8 +4,8 @@ import type { StreamEvent } from "../../canonical/stream-event.ts";
 import { ZERO_USAGE, type Usage } from "../../canonical/usage.ts";
 import { stopReasonFromMessages } from "../../formats/messages/map-stop-reason.ts";
 import { usageFromMessages } from "../../formats/messages/map-usage.ts";
-import { isObject, type JsonObject } from "../../formats/messages/read-fields.ts";
 import type { StreamDecoder } from "../types.ts";
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
 export interface MessagesDecodeState {
   /** `between`: a message has stopped and another may follow in the same stream. */
@@ -49,7 +49,7 @@ function fail(state: MessagesDecodeState, status: number, type: string, message:
 const malformed = (state: MessagesDecodeState, what: string): Step => fail(state, 502, "upstream_error", `upstream sent a malformed Messages stream: ${what}`);
 
 function upstreamError(state: MessagesDecodeState, data: JsonObject): Step {
-  const error = isObject(data.error) ? data.error : {};
+  const error = isJsonObject(data.error) ? data.error : {};
   const [status, type] = (typeof error.type === "string" ? UPSTREAM_ERRORS[error.type] : undefined) ?? [502, "upstream_error"];
   const message = typeof error.message === "string" && error.message !== "" ? error.message : "upstream stream failed";
   return fail(state, status, type, `upstream: ${message}`);
@@ -69,7 +69,7 @@ const addUsage = (a: Usage, b: Usage): Usage => ({
  * Content the start already holds (a prepopulated `tool_use`) is opened and closed at once.
  */
 function onMessageStart(state: MessagesDecodeState, data: JsonObject): Step {
-  const message = isObject(data.message) ? data.message : null;
+  const message = isJsonObject(data.message) ? data.message : null;
   if (!message || typeof message.id !== "string") return malformed(state, "message_start without a message id");
   if (state.phase === "open") return message.id === state.messageId ? [state, []] : malformed(state, "a message_start while another message was open");
   const usage = usageFromMessages(message.usage);
@@ -83,7 +83,7 @@ function onMessageStart(state: MessagesDecodeState, data: JsonObject): Step {
 function prepopulated(state: MessagesDecodeState, content: readonly unknown[], events: StreamEvent[]): Step {
   let next = state;
   for (const block of content) {
-    if (!isObject(block)) continue;
+    if (!isJsonObject(block)) continue;
     const opened = openBlock(next.started, block);
     if (opened === null) return malformed(next, `an incomplete ${String(block.type)} block`);
     if (opened.length === 0) continue;
@@ -114,7 +114,7 @@ function openBlock(index: number, block: JsonObject): StreamEvent[] | null {
     case "tool_use": {
       if (typeof block.id !== "string" || typeof block.name !== "string") return null;
       // Arguments normally stream as input_json_delta; an input given whole at the start is one fragment.
-      const given = isObject(block.input) && Object.keys(block.input).length > 0 ? JSON.stringify(block.input) : "";
+      const given = isJsonObject(block.input) && Object.keys(block.input).length > 0 ? JSON.stringify(block.input) : "";
       return [
         { type: "block_start", index, block: { type: "tool_call", id: block.id, name: block.name } },
         ...(given ? [{ type: "tool_args_delta" as const, index, fragment: given }] : []),
@@ -126,7 +126,7 @@ function openBlock(index: number, block: JsonObject): StreamEvent[] | null {
 }
 
 function onBlockStart(state: MessagesDecodeState, data: JsonObject): Step {
-  if (typeof data.index !== "number" || !isObject(data.content_block) || state.blocks.has(data.index)) {
+  if (typeof data.index !== "number" || !isJsonObject(data.content_block) || state.blocks.has(data.index)) {
     return malformed(state, "a content_block_start without a new index or block");
   }
   const index = state.started;
@@ -156,7 +156,7 @@ function deltaEvent(index: number, delta: JsonObject): StreamEvent | null | unde
 
 function onBlockDelta(state: MessagesDecodeState, data: JsonObject): Step {
   const index = typeof data.index === "number" ? state.blocks.get(data.index) : undefined;
-  if (index === undefined || !isObject(data.delta)) return malformed(state, "a content_block_delta for no started block");
+  if (index === undefined || !isJsonObject(data.delta)) return malformed(state, "a content_block_delta for no started block");
   if (index === null) return [state, []];
   const event = deltaEvent(index, data.delta);
   if (event === undefined) return malformed(state, `a ${String(data.delta.type)} without its value`);
@@ -173,11 +173,11 @@ function onBlockStop(state: MessagesDecodeState, data: JsonObject): Step {
 }
 
 function onMessageDelta(state: MessagesDecodeState, data: JsonObject): Step {
-  const delta = isObject(data.delta) ? data.delta : {};
+  const delta = isJsonObject(data.delta) ? data.delta : {};
   // Usage in message_delta is cumulative: it replaces, field by field, what message_start said.
   const usage = usageFromMessages(data.usage, state.usage);
   const stop = delta.stop_reason === undefined || delta.stop_reason === null ? state.stop : stopReasonFromMessages(delta.stop_reason, delta.stop_sequence);
-  return [{ ...state, usage, stop, ...(isObject(data.usage) ? { reported: true } : {}) }, []];
+  return [{ ...state, usage, stop, ...(isJsonObject(data.usage) ? { reported: true } : {}) }, []];
 }
 
 /** A message stops: its blocks close, its usage is counted; the answer finishes when the stream ends. */
@@ -213,7 +213,7 @@ function dispatch(state: MessagesDecodeState, type: string, data: JsonObject): S
 function parse(data: string): JsonObject | null {
   try {
     const value: unknown = JSON.parse(data);
-    return isObject(value) ? value : null;
+    return isJsonObject(value) ? value : null;
   } catch {
     return null;
   }

@@ -1,8 +1,9 @@
 import type { ContentPart, DocumentPart, ImagePart, ToolResultContent } from "../../canonical/content-part.ts";
 import { parseToolInput } from "../../formats/messages/parse-tool-input.ts";
-import { writeCacheControl, type JsonObject } from "../../formats/messages/read-fields.ts";
+import { writeCacheControl } from "../../formats/messages/read-fields.ts";
 import { RESPONSES_REASONING_PREFIX } from "../../formats/responses/pack-reasoning.ts";
 import { sanitizeToolId } from "./sanitize-tool-id.ts";
+import type { JsonObject } from "../../canonical/json-object.ts";
 
 export type Warn = (message: string) => void;
 

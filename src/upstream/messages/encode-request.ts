@@ -1,10 +1,11 @@
 import type { Converted } from "../../canonical/converted.ts";
 import type { TextPart } from "../../canonical/content-part.ts";
 import type { CanonicalMessage, CanonicalRequest } from "../../canonical/request.ts";
-import { writeCacheControl, type JsonObject } from "../../formats/messages/read-fields.ts";
+import { writeCacheControl } from "../../formats/messages/read-fields.ts";
 import type { UpstreamRequestContext } from "../types.ts";
 import { encodeBlock, type Warn } from "./encode-content.ts";
 import { encodeToolChoice, encodeTools } from "./encode-tools.ts";
+import type { JsonObject } from "../../canonical/json-object.ts";
 
 interface WireMessage {
   role: "user" | "assistant";

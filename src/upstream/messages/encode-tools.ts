@@ -1,6 +1,7 @@
 import type { FunctionTool, Tool, ToolChoice } from "../../canonical/request.ts";
-import { isObject, writeCacheControl, type JsonObject } from "../../formats/messages/read-fields.ts";
+import { writeCacheControl } from "../../formats/messages/read-fields.ts";
 import type { Warn } from "./encode-content.ts";
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
 /** The API requires an object schema at the top of `input_schema`. */
 function inputSchema(schema: JsonObject): JsonObject {
@@ -19,8 +20,8 @@ function encodeFunction(tool: FunctionTool): JsonObject {
 
 /** A function definition held in another format's builtin tool (flat or Chat-nested), if it has one. */
 function functionIn(raw: JsonObject): JsonObject | null {
-  const inner = isObject(raw.function) ? raw.function : raw;
-  const schema = isObject(inner.parameters) ? inner.parameters : isObject(inner.input_schema) ? inner.input_schema : null;
+  const inner = isJsonObject(raw.function) ? raw.function : raw;
+  const schema = isJsonObject(inner.parameters) ? inner.parameters : isJsonObject(inner.input_schema) ? inner.input_schema : null;
   if (typeof inner.name !== "string" || !schema) return null;
   return {
     name: inner.name,
@@ -37,7 +38,7 @@ function flattenBuiltin(tool: Extract<Tool, { kind: "builtin" }>, warn: Warn): J
   const label = tool.name ?? tool.type;
   if (tool.type === "namespace" && Array.isArray(tool.raw.tools)) {
     const inner = tool.raw.tools.flatMap((item) => {
-      const fn = isObject(item) ? functionIn(item) : null;
+      const fn = isJsonObject(item) ? functionIn(item) : null;
       return fn ? [fn] : [];
     });
     warn(`namespace tool ${label} flattened into ${inner.length} function tool(s)`);

@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject } from "../effort-result.ts";
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
 const THINKING_ON: ReadonlySet<unknown> = new Set(["enabled", "adaptive"]);
 

@@ -1,7 +1,8 @@
 import type { Effort } from "../../canonical/effort.ts";
 import type { ModelConfig } from "../../config/schema.ts";
 import { clampEffort } from "../../routing/clamp-effort.ts";
-import { isJsonObject, type EffortResult, type JsonObject } from "../effort-result.ts";
+import type { EffortResult } from "../effort-result.ts";
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
 /** Manual thinking budgets per effort (wire-formats §3.4). The API needs 1024 <= budget < max_tokens. */
 export const THINKING_BUDGETS: Readonly<Record<Exclude<Effort, "off">, number>> = {

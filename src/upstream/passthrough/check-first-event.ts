@@ -1,7 +1,7 @@
 import { GatewayError } from "../../canonical/gateway-error.ts";
 import { classifyUpstreamError, upstreamErrorMessage } from "../classify-upstream-error.ts";
-import { isJsonObject } from "../effort-result.ts";
 import type { SseEvent } from "../sse/read-first-event.ts";
+import { isJsonObject } from "../../canonical/json-object.ts";
 
 /** An upstream event that reports a failure instead of content: each API's in-stream error shapes. */
 function inStreamFailure(event: SseEvent, parsed: unknown): GatewayError | undefined {

@@ -1,4 +1,3 @@
-import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 import type { Usage } from "../../canonical/usage.ts";
 import type { WireFormat } from "../../canonical/wire-format.ts";
 import { decodeChatUsage } from "../../formats/chat/map-usage.ts";
@@ -7,6 +6,7 @@ import { decodeResponsesUsage } from "../../formats/responses/map-usage.ts";
 import { upstreamErrorMessage } from "../classify-upstream-error.ts";
 import { createTextTally, type TextTally } from "../sse/create-text-tally.ts";
 import { fromLatin1 } from "./for-each-event.ts";
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
 /**
  * What to do with one upstream event: pass it on; hide it (the Chat usage chunk the client did not

@@ -1,12 +1,11 @@
-import { isJsonObject as isObject } from "../../canonical/json-object.ts";
 import type { GatewayErrorType } from "../../canonical/gateway-error.ts";
+import { isJsonObject } from "../../canonical/json-object.ts";
 
 export interface ResponsesFailure {
   readonly status: number;
   readonly type: GatewayErrorType;
   readonly message: string;
 }
-
 
 /** Error types that already name a gateway error (a Routelane upstream, or the shared OpenAI/Anthropic names). */
 const KNOWN_TYPES: Readonly<Record<string, readonly [number, GatewayErrorType]>> = {
@@ -27,10 +26,10 @@ const KNOWN_TYPES: Readonly<Record<string, readonly [number, GatewayErrorType]>>
  * gateway error. The upstream's message is kept: it describes the failure, not the prompt.
  */
 export function classifyResponsesFailure(raw: unknown, fallback: string): ResponsesFailure {
-  const error = isObject(raw) && isObject(raw.error) ? raw.error : raw;
-  const code = isObject(error) && typeof error.code === "string" ? error.code : "";
-  const type = isObject(error) && typeof error.type === "string" ? error.type : "";
-  const message = isObject(error) && typeof error.message === "string" && error.message !== "" ? error.message : fallback;
+  const error = isJsonObject(raw) && isJsonObject(raw.error) ? raw.error : raw;
+  const code = isJsonObject(error) && typeof error.code === "string" ? error.code : "";
+  const type = isJsonObject(error) && typeof error.type === "string" ? error.type : "";
+  const message = isJsonObject(error) && typeof error.message === "string" && error.message !== "" ? error.message : fallback;
   // Out of quota is a 429 over HTTP too: the caller sees it as the gateway's rate-limit answer.
   if (code === "rate_limit_exceeded" || code === "insufficient_quota" || type === "tokens" || type === "requests") return { status: 429, type: "rate_limit_error", message };
   if (code === "server_is_overloaded" || code === "slow_down" || type === "service_unavailable_error") {

@@ -5,13 +5,14 @@ import type { CanonicalResponse } from "../../canonical/response.ts";
 import { decodeResponsesOutcome } from "../../formats/responses/map-stop-reason.ts";
 import { decodeResponsesUsage } from "../../formats/responses/map-usage.ts";
 import { classifyResponsesFailure } from "./classify-responses-failure.ts";
-import { isObject, readOutputItem } from "./read-output-item.ts";
+import { readOutputItem } from "./read-output-item.ts";
+import { isJsonObject } from "../../canonical/json-object.ts";
 
 const invalidAnswer = (why: string): GatewayError => new GatewayError(502, "upstream_error", `invalid Responses answer from upstream: ${why}`);
 
 /** A Responses non-stream answer as a canonical response; a failed or cancelled one is an error. */
 export function decodeResponsesResponse(body: unknown): Converted<CanonicalResponse> {
-  if (!isObject(body)) throw invalidAnswer("not a JSON object");
+  if (!isJsonObject(body)) throw invalidAnswer("not a JSON object");
   if (typeof body.id !== "string") throw invalidAnswer("no id");
   if (!Array.isArray(body.output)) throw invalidAnswer("no output array");
   const status = typeof body.status === "string" ? body.status : "completed";
@@ -28,7 +29,7 @@ export function decodeResponsesResponse(body: unknown): Converted<CanonicalRespo
     content.push(...read.parts);
     refusal ||= read.refusal;
   });
-  const incomplete = isObject(body.incomplete_details) && typeof body.incomplete_details.reason === "string" ? body.incomplete_details.reason : null;
+  const incomplete = isJsonObject(body.incomplete_details) && typeof body.incomplete_details.reason === "string" ? body.incomplete_details.reason : null;
   const stopReason = decodeResponsesOutcome({
     status,
     incompleteReason: incomplete,

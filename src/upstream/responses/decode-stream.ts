@@ -4,9 +4,8 @@ import { decodeResponsesUsage } from "../../formats/responses/map-usage.ts";
 import type { SseEvent } from "../sse/read-first-event.ts";
 import type { StreamDecoder } from "../types.ts";
 import { classifyResponsesFailure } from "./classify-responses-failure.ts";
-import { isObject, reasoningSignature, reasoningText } from "./read-output-item.ts";
-
-type JsonObject = Record<string, unknown>;
+import { reasoningSignature, reasoningText } from "./read-output-item.ts";
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
 interface TrackedItem {
   readonly kind: string;
@@ -57,13 +56,13 @@ function stopBlock(state: ResponsesDecodeState, out: StreamEvent[], index: numbe
 
 function ensureStarted(state: ResponsesDecodeState, out: StreamEvent[], data: JsonObject): void {
   if (state.phase !== "before") return;
-  const response = isObject(data.response) ? data.response : {};
+  const response = isJsonObject(data.response) ? data.response : {};
   out.push({ type: "start", id: str(response.id), model: str(response.model) });
   state.phase = "open";
 }
 
 function addItem(state: ResponsesDecodeState, out: StreamEvent[], data: JsonObject): void {
-  const item = isObject(data.item) ? data.item : {};
+  const item = isJsonObject(data.item) ? data.item : {};
   const kind = str(item.type);
   const tracked: TrackedItem = { kind, streamed: false, separator: false, hadParts: false };
   if (kind === "reasoning") {
@@ -114,7 +113,7 @@ function addThinking(out: StreamEvent[], item: TrackedItem | undefined, text: st
 function finishItem(state: ResponsesDecodeState, out: StreamEvent[], data: JsonObject): void {
   const outputIndex = num(data.output_index);
   const tracked = state.items.get(outputIndex);
-  const item = isObject(data.item) ? data.item : {};
+  const item = isJsonObject(data.item) ? data.item : {};
   if (tracked?.kind === "reasoning" && tracked.index !== undefined) {
     if (!tracked.streamed) addThinking(out, tracked, reasoningText(item));
     out.push({ type: "signature_delta", index: tracked.index, signature: reasoningSignature(item) });
@@ -127,7 +126,7 @@ function finishItem(state: ResponsesDecodeState, out: StreamEvent[], data: JsonO
     if (tracked?.hadParts !== true) {
       const content = Array.isArray(item.content) ? item.content : [];
       content.forEach((part, i) => {
-        if (!isObject(part)) return;
+        if (!isJsonObject(part)) return;
         const text = part.type === "refusal" ? str(part.refusal) : str(part.text);
         state.refusal ||= part.type === "refusal";
         addText(state, out, { output_index: outputIndex, content_index: i }, text, true);
@@ -139,8 +138,8 @@ function finishItem(state: ResponsesDecodeState, out: StreamEvent[], data: JsonO
 
 function finish(state: ResponsesDecodeState, out: StreamEvent[], data: JsonObject, status: string): void {
   for (const index of [...state.open]) stopBlock(state, out, index);
-  const response = isObject(data.response) ? data.response : {};
-  const details = isObject(response.incomplete_details) ? response.incomplete_details : {};
+  const response = isJsonObject(data.response) ? data.response : {};
+  const details = isJsonObject(response.incomplete_details) ? response.incomplete_details : {};
   const stopReason = decodeResponsesOutcome({
     status,
     incompleteReason: typeof details.reason === "string" ? details.reason : null,
@@ -177,7 +176,7 @@ function apply(state: ResponsesDecodeState, out: StreamEvent[], type: string, da
     case "response.output_item.done":
       return void finishItem(state, out, data);
     case "response.content_part.added":
-      state.refusal ||= isObject(data.part) && data.part.type === "refusal";
+      state.refusal ||= isJsonObject(data.part) && data.part.type === "refusal";
       textBlock(state, out, data);
       return;
     case "response.content_part.done":
@@ -203,7 +202,7 @@ function apply(state: ResponsesDecodeState, out: StreamEvent[], type: string, da
     case "response.incomplete":
       return void finish(state, out, data, type === "response.completed" ? "completed" : "incomplete");
     case "response.failed":
-      return void fail(state, out, isObject(data.response) ? data.response.error : undefined, "upstream response failed");
+      return void fail(state, out, isJsonObject(data.response) ? data.response.error : undefined, "upstream response failed");
     default:
       if (type.startsWith("response.reasoning_summary_")) applyReasoning(state, out, type, data);
   }
@@ -212,7 +211,7 @@ function apply(state: ResponsesDecodeState, out: StreamEvent[], type: string, da
 function parse(data: string): JsonObject | null {
   try {
     const parsed: unknown = JSON.parse(data);
-    return isObject(parsed) && typeof parsed.type === "string" ? parsed : null;
+    return isJsonObject(parsed) && typeof parsed.type === "string" ? parsed : null;
   } catch {
     return null;
   }

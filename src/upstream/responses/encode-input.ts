@@ -1,19 +1,18 @@
 import type { CanonicalMessage } from "../../canonical/request.ts";
 import type { ContentPart, DocumentPart, ImagePart, MediaSource, ThinkingPart, ToolResultPart } from "../../canonical/content-part.ts";
 import { unpackResponsesReasoning } from "../../formats/responses/pack-reasoning.ts";
-
-type Item = Record<string, unknown>;
+import type { JsonObject } from "../../canonical/json-object.ts";
 
 const dataUrl = (mediaType: string, data: string): string => `data:${mediaType};base64,${data}`;
 
-function imagePart(part: ImagePart): Item {
+function imagePart(part: ImagePart): JsonObject {
   const detail = part.detail ?? "auto";
   const source: MediaSource = part.source;
   if (source.kind === "file") return { type: "input_image", file_id: source.fileId, detail };
   return { type: "input_image", image_url: source.kind === "url" ? source.url : dataUrl(source.mediaType, source.data), detail };
 }
 
-function documentPart(part: DocumentPart): Item {
+function documentPart(part: DocumentPart): JsonObject {
   const filename = part.filename ?? part.title;
   const named = filename !== undefined ? { filename } : {};
   const source = part.source;
@@ -34,8 +33,8 @@ function documentPart(part: DocumentPart): Item {
 }
 
 /** Text, image and document parts as Responses input content parts; anything else is reported. */
-function inputContent(parts: readonly ContentPart[], at: string, warnings: string[]): Item[] {
-  const content: Item[] = [];
+function inputContent(parts: readonly ContentPart[], at: string, warnings: string[]): JsonObject[] {
+  const content: JsonObject[] = [];
   for (const part of parts) {
     if (part.type === "text") {
       if (part.text !== "") content.push({ type: "input_text", text: part.text });
@@ -47,7 +46,7 @@ function inputContent(parts: readonly ContentPart[], at: string, warnings: strin
 }
 
 /** A tool result as a `function_call_output`; Responses has no error flag, so an error says so in its text. */
-function toolOutput(part: ToolResultPart, at: string, warnings: string[]): Item {
+function toolOutput(part: ToolResultPart, at: string, warnings: string[]): JsonObject {
   const content = inputContent(part.content, at, warnings);
   if (part.isError) {
     const first = content[0];
@@ -59,19 +58,19 @@ function toolOutput(part: ToolResultPart, at: string, warnings: string[]): Item 
   return { type: "function_call_output", call_id: part.callId, output };
 }
 
-function reasoningItem(part: ThinkingPart, at: string, warnings: string[]): Item | null {
+function reasoningItem(part: ThinkingPart, at: string, warnings: string[]): JsonObject | null {
   const ref = unpackResponsesReasoning(part.signature);
   if (ref === null) {
     warnings.push(`${at}: thinking from another API cannot be sent to a Responses upstream and was dropped`);
     return null;
   }
-  const item: Item = { type: "reasoning", id: ref.id, summary: part.text === "" ? [] : [{ type: "summary_text", text: part.text }] };
+  const item: JsonObject = { type: "reasoning", id: ref.id, summary: part.text === "" ? [] : [{ type: "summary_text", text: part.text }] };
   if (ref.encryptedContent !== undefined) item.encrypted_content = ref.encryptedContent;
   return item;
 }
 
-function userItems(message: CanonicalMessage, at: string, warnings: string[]): Item[] {
-  const items: Item[] = [];
+function userItems(message: CanonicalMessage, at: string, warnings: string[]): JsonObject[] {
+  const items: JsonObject[] = [];
   const rest: ContentPart[] = [];
   for (const part of message.content) {
     if (part.type === "tool_result") items.push(toolOutput(part, at, warnings));
@@ -83,9 +82,9 @@ function userItems(message: CanonicalMessage, at: string, warnings: string[]): I
 }
 
 /** Assistant parts in order: runs of text become one message item, calls and reasoning their own items. */
-function assistantItems(message: CanonicalMessage, at: string, warnings: string[]): Item[] {
-  const items: Item[] = [];
-  let text: Item[] = [];
+function assistantItems(message: CanonicalMessage, at: string, warnings: string[]): JsonObject[] {
+  const items: JsonObject[] = [];
+  let text: JsonObject[] = [];
   const flush = (): void => {
     if (text.length > 0) items.push({ type: "message", role: "assistant", content: text });
     text = [];
@@ -110,8 +109,8 @@ function assistantItems(message: CanonicalMessage, at: string, warnings: string[
 }
 
 /** The canonical conversation as Responses `input` items. */
-export function encodeResponsesInput(messages: readonly CanonicalMessage[], warnings: string[]): Item[] {
-  const items: Item[] = [];
+export function encodeResponsesInput(messages: readonly CanonicalMessage[], warnings: string[]): JsonObject[] {
+  const items: JsonObject[] = [];
   messages.forEach((message, i) => {
     const at = `messages[${i}]`;
     if (message.role === "user") items.push(...userItems(message, at, warnings));

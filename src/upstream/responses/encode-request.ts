@@ -1,22 +1,19 @@
-import { isJsonObject as isObject } from "../../canonical/json-object.ts";
 import type { Converted } from "../../canonical/converted.ts";
 import type { ContentPart } from "../../canonical/content-part.ts";
 import type { CanonicalMessage, CanonicalRequest, ResponseFormat, Tool, ToolChoice } from "../../canonical/request.ts";
 import type { UpstreamRequestContext } from "../types.ts";
 import { encodeResponsesInput } from "./encode-input.ts";
-
-type JsonObject = Record<string, unknown>;
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
 const MIN_OUTPUT_TOKENS = 16;
 /** OpenAI rejects longer `safety_identifier` values. */
 const MAX_SAFETY_IDENTIFIER = 64;
 
-
 /** The schema a builtin tool of another API declares, if it declares one. */
 function builtinSchema(raw: JsonObject): JsonObject | undefined {
-  if (isObject(raw.input_schema)) return raw.input_schema;
-  if (isObject(raw.parameters)) return raw.parameters;
-  if (isObject(raw.function) && isObject(raw.function.parameters)) return raw.function.parameters;
+  if (isJsonObject(raw.input_schema)) return raw.input_schema;
+  if (isJsonObject(raw.parameters)) return raw.parameters;
+  if (isJsonObject(raw.function) && isJsonObject(raw.function.parameters)) return raw.function.parameters;
   return undefined;
 }
 
@@ -129,8 +126,8 @@ function encodeIdentity(request: CanonicalRequest, body: JsonObject, warnings: s
   if (request.metadata !== undefined) body.metadata = request.metadata;
   // OpenAI-side fields with the same meaning in every OpenAI format; nothing else of `extra` is ours to send.
   if (typeof request.extra.prompt_cache_key === "string") body.prompt_cache_key = request.extra.prompt_cache_key;
-  if (isObject(request.extra.text) && typeof request.extra.text.verbosity === "string") {
-    body.text = { ...(isObject(body.text) ? body.text : {}), verbosity: request.extra.text.verbosity };
+  if (isJsonObject(request.extra.text) && typeof request.extra.text.verbosity === "string") {
+    body.text = { ...(isJsonObject(body.text) ? body.text : {}), verbosity: request.extra.text.verbosity };
   }
 }
 

@@ -1,17 +1,13 @@
-import { isJsonObject as isObject } from "../../canonical/json-object.ts";
-export { isObject };
 import type { OutputPart, ThinkingPart } from "../../canonical/content-part.ts";
 import { droppedWarning } from "../../canonical/dropped-content.ts";
 import { packResponsesReasoning } from "../../formats/responses/pack-reasoning.ts";
-
-type JsonObject = Record<string, unknown>;
-
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
 /** The summary texts of a reasoning item, joined as the canonical thinking text. */
 export function reasoningText(item: JsonObject): string {
   const summary = Array.isArray(item.summary) ? item.summary : [];
   return summary
-    .map((part) => (isObject(part) && typeof part.text === "string" ? part.text : ""))
+    .map((part) => (isJsonObject(part) && typeof part.text === "string" ? part.text : ""))
     .filter((text) => text !== "")
     .join("\n\n");
 }
@@ -34,7 +30,7 @@ export interface ReadItem {
 
 /** One output item of a Responses answer as canonical parts; item types with no canonical form are reported. */
 export function readOutputItem(item: unknown, warnings: string[]): ReadItem {
-  if (!isObject(item)) return { parts: [], refusal: false };
+  if (!isJsonObject(item)) return { parts: [], refusal: false };
   switch (item.type) {
     case "reasoning":
       return { parts: [reasoningPart(item)], refusal: false };
@@ -54,7 +50,7 @@ export function readOutputItem(item: unknown, warnings: string[]): ReadItem {
       const parts: OutputPart[] = [];
       let refusal = false;
       for (const part of Array.isArray(item.content) ? item.content : []) {
-        if (!isObject(part)) continue;
+        if (!isJsonObject(part)) continue;
         if (part.type === "output_text" && typeof part.text === "string") parts.push({ type: "text", text: part.text });
         else if (part.type === "refusal" && typeof part.refusal === "string") {
           parts.push({ type: "text", text: part.refusal });

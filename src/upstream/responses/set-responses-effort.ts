@@ -2,7 +2,8 @@ import type { Effort } from "../../canonical/effort.ts";
 import type { ModelConfig } from "../../config/schema.ts";
 import { clampEffort } from "../../routing/clamp-effort.ts";
 import { openAIEffortValue } from "../chat/set-chat-effort.ts";
-import { isJsonObject, type EffortResult, type JsonObject } from "../effort-result.ts";
+import type { EffortResult } from "../effort-result.ts";
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
 /** Sets `reasoning.effort` from the gateway's effort; other `reasoning` fields pass through. Mutates `body`. */
 export function setResponsesEffort(body: JsonObject, wanted: Effort, model: ModelConfig): EffortResult {
