@@ -11,7 +11,7 @@ import { createMemoryPinStore } from "./routing/create-memory-pin-store.ts";
 import { createRedisPinStore } from "./routing/create-redis-pin-store.ts";
 import { createRouting, type Routing } from "./routing/create-routing.ts";
 import type { PinStore } from "./routing/pin-store.ts";
-import type { BreakerState } from "./upstream/circuit-breaker.ts";
+import type { BreakerState } from "./routing/circuit-breaker.ts";
 import type { RequestObserver } from "./pipeline/request-record.ts";
 import { createUsageObserver } from "./usage/create-usage-observer.ts";
 import { createUsageStore } from "./usage/create-usage-store.ts";

@@ -4,7 +4,7 @@ import pkg from "../package.json" with { type: "json" };
 import { createAccountStore } from "./accounts/account-store.ts";
 import { createKeyAuthenticator } from "./accounts/create-key-authenticator.ts";
 import { recordAudit } from "./accounts/record-audit.ts";
-import { describeDbError } from "./accounts/sanitize-db-error.ts";
+import { describeDbError } from "./db/sanitize-db-error.ts";
 import { seedDemoAccount } from "./accounts/seed-demo-account.ts";
 import { loadOpsSettings, type OpsSettings } from "./config/load-config.ts";
 import type { Config, Fault } from "./config/schema.ts";

@@ -6,7 +6,7 @@ import { accounts, apiKeys, type AccountRow, type ApiKeyRow } from "../db/schema
 import { toAccount, type Account } from "./account-view.ts";
 import { AUTH_CHANNEL, encodeAuthEvent, type AuthEvent } from "./auth-events.ts";
 import { generateApiKey, generateId } from "./generate-api-key.ts";
-import { PLAN_TIERS, type Plan } from "./plans.ts";
+import { PLAN_TIERS, type Plan } from "../canonical/plans.ts";
 import { auditedAccount, auditedKey, recordAudit, type AuditActor } from "./record-audit.ts";
 
 export type { Account } from "./account-view.ts";

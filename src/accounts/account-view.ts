@@ -1,6 +1,6 @@
 import type { Tier } from "../canonical/tier.ts";
 import type { AccountRow } from "../db/schema/index.ts";
-import { PLAN_LIMITS, type Plan, type PlanLimits } from "./plans.ts";
+import { PLAN_LIMITS, type Plan, type PlanLimits } from "../canonical/plans.ts";
 
 /** An account as the rest of the gateway sees it. */
 export interface Account {

@@ -5,7 +5,7 @@ import { accounts, apiKeys } from "../db/schema/index.ts";
 import { effectiveLimits } from "./account-view.ts";
 import { AUTH_CHANNEL, decodeAuthEvent } from "./auth-events.ts";
 import { hashApiKey } from "./generate-api-key.ts";
-import { describeDbError, withoutQueryText } from "./sanitize-db-error.ts";
+import { describeDbError, withoutQueryText } from "../db/sanitize-db-error.ts";
 import type { KeyAuthenticator, KeyLimits, Principal } from "./principal.ts";
 import type { Tier } from "../canonical/tier.ts";
 

@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import type { Plan } from "./plans.ts";
+import type { Plan } from "../canonical/plans.ts";
 import type { Database } from "../db/client.ts";
 import { effectiveLimits } from "./account-view.ts";
 import type { AccountRow } from "../db/schema/index.ts";

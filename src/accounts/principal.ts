@@ -1,5 +1,5 @@
 import type { Tier } from "../canonical/tier.ts";
-import type { Plan, PlanLimits } from "./plans.ts";
+import type { Plan, PlanLimits } from "../canonical/plans.ts";
 
 /** Who is calling: what a valid key resolves to. Never holds the key itself. */
 export interface Principal {

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { PlanLimits } from "../accounts/plans.ts";
+import type { PlanLimits } from "../canonical/plans.ts";
 import { buildResponseCacheKey } from "../cache/build-response-cache-key.ts";
 import { createResponseCache, type StoredEntry } from "../cache/create-response-cache.ts";
 import { createShardedLru } from "../cache/create-sharded-lru.ts";

@@ -1,5 +1,5 @@
-import { DatabaseFailure } from "../accounts/sanitize-db-error.ts";
-import { withTimeout } from "../cache/with-timeout.ts";
+import { DatabaseFailure } from "./sanitize-db-error.ts";
+import { withTimeout } from "../canonical/with-timeout.ts";
 import { POSTGRES_POOL_SIZE } from "./client.ts";
 
 /**

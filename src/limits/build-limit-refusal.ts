@@ -1,4 +1,4 @@
-import type { Plan } from "../accounts/plans.ts";
+import type { Plan } from "../canonical/plans.ts";
 import { GatewayError } from "../canonical/gateway-error.ts";
 import { formatReset } from "./format-reset.ts";
 

@@ -1,4 +1,4 @@
-import type { Plan, PlanLimits } from "../accounts/plans.ts";
+import type { Plan, PlanLimits } from "../canonical/plans.ts";
 import type { KeyLimits } from "../accounts/principal.ts";
 import type { GatewayError } from "../canonical/gateway-error.ts";
 

@@ -1,7 +1,7 @@
 import type { Effort } from "../canonical/effort.ts";
 import { GatewayError } from "../canonical/gateway-error.ts";
 import type { ModelConfig, RetryPolicy } from "../config/schema.ts";
-import type { CircuitBreaker } from "../upstream/circuit-breaker.ts";
+import type { CircuitBreaker } from "../routing/circuit-breaker.ts";
 import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
 import { callModel, type ModelAnswer, type ModelCall } from "./call-model.ts";
 import { retryDelay } from "./retry-delay.ts";

@@ -1,4 +1,4 @@
-import { PLAN_TIERS } from "../accounts/plans.ts";
+import { PLAN_TIERS } from "../canonical/plans.ts";
 import type { Principal } from "../accounts/principal.ts";
 import type { Tier } from "../canonical/tier.ts";
 import { GatewayError } from "../canonical/gateway-error.ts";

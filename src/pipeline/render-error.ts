@@ -1,4 +1,4 @@
-import { DatabaseFailure } from "../accounts/sanitize-db-error.ts";
+import { DatabaseFailure } from "../db/sanitize-db-error.ts";
 import { GatewayError } from "../canonical/gateway-error.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import { encodeOpenAIError } from "../formats/chat/encode-error.ts";

@@ -1,5 +1,5 @@
 import { RedisClient } from "bun";
-import { withTimeout } from "../cache/with-timeout.ts";
+import { withTimeout } from "../canonical/with-timeout.ts";
 
 /** Redis could not be reached, did not answer in time, or is in its backoff after a failure: use the in-process fallback. */
 export class RedisUnavailableError extends Error {

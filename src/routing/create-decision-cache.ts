@@ -1,6 +1,6 @@
-import { describeDbError } from "../accounts/sanitize-db-error.ts";
+import { describeDbError } from "../db/sanitize-db-error.ts";
 import type { Classification } from "./classify-task.ts";
-import { withTimeout } from "../cache/with-timeout.ts";
+import { withTimeout } from "../canonical/with-timeout.ts";
 
 /** Where decisions outlive the process and are shared between instances. */
 export interface DecisionStore {

@@ -1,6 +1,6 @@
 import type { Config } from "../config/schema.ts";
 import type { Database } from "../db/client.ts";
-import { createCircuitBreaker, type BreakerOptions, type CircuitBreaker } from "../upstream/circuit-breaker.ts";
+import { createCircuitBreaker, type BreakerOptions, type CircuitBreaker } from "./circuit-breaker.ts";
 import type { AskClass } from "./classify-with-llm.ts";
 import { compileRoutingRules, type CompiledRule } from "./compile-routing-rules.ts";
 import { createDecisionCache, type DecisionCache } from "./create-decision-cache.ts";

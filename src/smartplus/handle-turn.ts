@@ -5,7 +5,7 @@ import type { CanonicalRequest } from "../canonical/request.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import type { Config } from "../config/schema.ts";
 import { CLIENT_FORMATS } from "../formats/client-formats.ts";
-import { clampEffort } from "../routing/clamp-effort.ts";
+import { clampEffort } from "../canonical/clamp-effort.ts";
 import { conversationKey, responseConversationKey } from "../routing/conversation-key.ts";
 import { readSessionId } from "../routing/read-session-id.ts";
 import { buildApplyCommand, buildPackCommand, publicBaseUrl } from "./build-commands.ts";

@@ -4,7 +4,7 @@ import type { Effort } from "../canonical/effort.ts";
 import { GatewayError } from "../canonical/gateway-error.ts";
 import type { ModelConfig } from "../config/schema.ts";
 import { CLIENT_FORMATS } from "../formats/client-formats.ts";
-import { clampEffort } from "../routing/clamp-effort.ts";
+import { clampEffort } from "../canonical/clamp-effort.ts";
 import { UPSTREAM_ADAPTERS } from "../upstream/adapters.ts";
 import { fitThinkingConstraints } from "../upstream/messages/fit-thinking-constraints.ts";
 import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { DatabaseFailure } from "../../src/accounts/sanitize-db-error.ts";
+import { DatabaseFailure } from "../../src/db/sanitize-db-error.ts";
 import { POSTGRES_POOL_SIZE } from "../../src/db/client.ts";
 import { retryDroppedConnection } from "../../src/db/retry-dropped-connection.ts";
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAccountStore, type AccountStore } from "../../src/accounts/account-store.ts";
-import type { Plan } from "../../src/accounts/plans.ts";
+import type { Plan } from "../../src/canonical/plans.ts";
 import type { Tier } from "../../src/canonical/tier.ts";
 import { DEFAULT_CONFIG } from "../../src/config/default-config.ts";
 import { loadConfig } from "../../src/config/load-config.ts";

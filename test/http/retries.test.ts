@@ -8,7 +8,7 @@ import type { ModelCall } from "../../src/pipeline/call-model.ts";
 import type { RequestRecord } from "../../src/pipeline/request-record.ts";
 import { callWithFailover, type Candidate } from "../../src/pipeline/call-with-failover.ts";
 import { startSim, type SimServer } from "../../src/sim/start-sim.ts";
-import { createCircuitBreaker } from "../../src/upstream/circuit-breaker.ts";
+import { createCircuitBreaker } from "../../src/routing/circuit-breaker.ts";
 import { resolveProviders } from "../../src/upstream/resolve-providers.ts";
 import { UNCACHED_CONFIG } from "../helpers/same-format-config.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";

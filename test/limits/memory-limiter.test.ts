@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { PLAN_LIMITS, type Plan, type PlanLimits } from "../../src/accounts/plans.ts";
+import { PLAN_LIMITS, type Plan, type PlanLimits } from "../../src/canonical/plans.ts";
 import { createMemoryLimiter } from "../../src/limits/create-memory-limiter.ts";
 import type { LimitDecision, LimitSubject } from "../../src/limits/limiter.ts";
 

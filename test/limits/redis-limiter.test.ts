@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { PlanLimits } from "../../src/accounts/plans.ts";
+import type { PlanLimits } from "../../src/canonical/plans.ts";
 import { createFailOpenLimiter } from "../../src/limits/create-fail-open-limiter.ts";
 import { createLimiter } from "../../src/limits/create-limiter.ts";
 import { createMemoryLimiter } from "../../src/limits/create-memory-limiter.ts";

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { PLAN_LIMITS, type Plan } from "../../src/accounts/plans.ts";
+import { PLAN_LIMITS, type Plan } from "../../src/canonical/plans.ts";
 import type { Principal } from "../../src/accounts/principal.ts";
 import { GatewayError } from "../../src/canonical/gateway-error.ts";
-import { clampEffort } from "../../src/routing/clamp-effort.ts";
+import { clampEffort } from "../../src/canonical/clamp-effort.ts";
 import { resolveTier } from "../../src/routing/resolve-tier.ts";
 
 const principal = (plan: Plan, defaultTier: Principal["defaultTier"] = "normal"): Principal => ({

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bigint, boolean, check, doublePrecision, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import type { Tier } from "../../canonical/tier.ts";
-import type { Plan } from "../../accounts/plans.ts";
+import type { Plan } from "../../canonical/plans.ts";
 
 const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
 

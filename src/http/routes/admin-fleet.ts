@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { decodeAccountCursor, listAccounts } from "../../accounts/list-accounts.ts";
 import { listAudit } from "../../accounts/list-audit.ts";
-import { PLANS, type Plan } from "../../accounts/plans.ts";
+import { PLANS, type Plan } from "../../canonical/plans.ts";
 import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { apiKeys } from "../../db/schema/index.ts";

@@ -1,5 +1,5 @@
 import type { AuditActor } from "../../accounts/record-audit.ts";
-import { describeDbError } from "../../accounts/sanitize-db-error.ts";
+import { describeDbError } from "../../db/sanitize-db-error.ts";
 import { GatewayError } from "../../canonical/gateway-error.ts";
 import { adminError, adminErrorOf } from "../../ops/admin-error.ts";
 import { clientAddress, type AddressSource } from "../../ops/client-address.ts";

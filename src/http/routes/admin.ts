@@ -3,7 +3,7 @@ import type { TLiteral, TUnion } from "@sinclair/typebox";
 import { Elysia, t, type TSchema } from "elysia";
 import type { Account, AccountStore, KeyControls, KeyInfo } from "../../accounts/account-store.ts";
 import { queryKeySpend, type KeySpend } from "../../usage/query-key-spend.ts";
-import { PLANS } from "../../accounts/plans.ts";
+import { PLANS } from "../../canonical/plans.ts";
 import { TIERS } from "../../canonical/tier.ts";
 import type { Database } from "../../db/client.ts";
 import { monthWindow } from "../../limits/month-window.ts";

@@ -1,6 +1,6 @@
 import type { Effort } from "../../canonical/effort.ts";
 import type { ModelConfig } from "../../config/schema.ts";
-import { clampEffort } from "../../routing/clamp-effort.ts";
+import { clampEffort } from "../../canonical/clamp-effort.ts";
 import { openAIEffortValue } from "../chat/set-chat-effort.ts";
 import type { EffortResult } from "../effort-result.ts";
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";

@@ -1,4 +1,4 @@
-import type { Tier } from "../canonical/tier.ts";
+import type { Tier } from "./tier.ts";
 
 export const PLANS = ["Starter", "Pro", "Enterprise"] as const;
 export type Plan = (typeof PLANS)[number];

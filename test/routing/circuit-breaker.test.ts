@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createCircuitBreaker, type BreakerState } from "../../src/upstream/circuit-breaker.ts";
+import { createCircuitBreaker, type BreakerState } from "../../src/routing/circuit-breaker.ts";
 
 function setup() {
   let now = 0;

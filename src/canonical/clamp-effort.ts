@@ -1,4 +1,4 @@
-import { EFFORTS, type Effort } from "../canonical/effort.ts";
+import { EFFORTS, type Effort } from "./effort.ts";
 
 /**
  * The nearest effort a model supports: the wanted one, else the next lower, else the next higher.
