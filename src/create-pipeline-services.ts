@@ -12,7 +12,7 @@ import { createRedisPinStore } from "./routing/create-redis-pin-store.ts";
 import { createRouting, type Routing } from "./routing/create-routing.ts";
 import type { PinStore } from "./routing/pin-store.ts";
 import type { BreakerState } from "./routing/circuit-breaker.ts";
-import type { RequestObserver } from "./pipeline/request-record.ts";
+import type { RequestObserver } from "./canonical/request-record.ts";
 import { createUsageObserver } from "./usage/create-usage-observer.ts";
 import { createUsageStore } from "./usage/create-usage-store.ts";
 import { createUsageWriter, type UsageWriter } from "./usage/create-usage-writer.ts";

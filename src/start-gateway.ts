@@ -28,7 +28,7 @@ import { opsRoutes } from "./ops/ops-routes.ts";
 import { startTracing, type Tracing } from "./ops/start-tracing.ts";
 import { notifyObservers } from "./ops/notify-observers.ts";
 import { createInFlightTracker } from "./ops/track-in-flight.ts";
-import type { RequestObserver } from "./pipeline/request-record.ts";
+import type { RequestObserver } from "./canonical/request-record.ts";
 import { startSim, type SimServer } from "./sim/start-sim.ts";
 import { createPipelineServices } from "./create-pipeline-services.ts";
 import { createAskClass } from "./pipeline/create-ask-class.ts";

@@ -82,7 +82,6 @@ const ALLOWED: { readonly [K in keyof ArchitectureFindings]: readonly string[] }
   upward: [
     "src/formats/responses/encode-error.ts -> src/formats/chat/encode-error.ts",
     "src/ops/create-config-holder.ts -> src/create-pipeline-services.ts",
-    "src/pipeline/handle-chat-request.ts -> src/ops/request-span.ts",
     "src/upstream/chat/decode-response.ts -> src/formats/chat/map-stop-reason.ts",
     "src/upstream/chat/decode-response.ts -> src/formats/chat/map-usage.ts",
     "src/upstream/chat/decode-stream.ts -> src/formats/chat/map-stop-reason.ts",
@@ -104,8 +103,6 @@ const ALLOWED: { readonly [K in keyof ArchitectureFindings]: readonly string[] }
     "src/upstream/responses/encode-input.ts -> src/formats/responses/pack-reasoning.ts",
     "src/upstream/responses/read-output-item.ts -> src/formats/responses/pack-reasoning.ts",
     "src/upstream/responses/set-responses-effort.ts -> src/upstream/chat/set-chat-effort.ts",
-    "src/usage/create-usage-observer.ts -> src/pipeline/request-record.ts",
-    "src/usage/to-usage-row.ts -> src/pipeline/request-record.ts",
   ],
   cycles: [],
   gatewayError: [

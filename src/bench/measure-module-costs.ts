@@ -19,7 +19,7 @@ import { createLimiter } from "../limits/create-limiter.ts";
 import type { LimitSubject } from "../limits/limiter.ts";
 import { createMetrics } from "../ops/create-metrics.ts";
 import { createRequestLog } from "../ops/create-request-log.ts";
-import type { RequestRecord } from "../pipeline/request-record.ts";
+import type { RequestRecord } from "../canonical/request-record.ts";
 import { createMemoryPinStore } from "../routing/create-memory-pin-store.ts";
 import { createRouting, type Routing } from "../routing/create-routing.ts";
 import { decideRoute } from "../routing/decide-route.ts";

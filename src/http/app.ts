@@ -1,6 +1,7 @@
 import type { Server } from "bun";
 import { Elysia, type AnyElysia } from "elysia";
 import pkg from "../../package.json" with { type: "json" };
+import { NOOP_SPAN, type TraceSpan } from "../canonical/trace-span.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import { GatewayError } from "../canonical/gateway-error.ts";
 import type { GatewayDeps } from "../pipeline/gateway-deps.ts";
@@ -9,7 +10,6 @@ import { handleCountTokens, type CountTokensOptions } from "../pipeline/handle-c
 import { handleGetModel, handleListModels } from "../pipeline/handle-models.ts";
 import { newRequestId } from "../pipeline/new-request-id.ts";
 import { formatOfHeaders, renderError } from "../pipeline/render-error.ts";
-import { setRequestSpan } from "../ops/request-span.ts";
 import { NOOP_TRACING, type Tracing } from "../ops/start-tracing.ts";
 import { createInFlightTracker, type InFlightTracker } from "../ops/track-in-flight.ts";
 import { readRequestUrl } from "../pipeline/read-request-url.ts";
@@ -60,7 +60,7 @@ export interface AppOps {
   readonly tracing: Tracing;
 }
 
-type Handler = (request: Request, connection: ClientConnection) => Promise<Response>;
+type Handler = (request: Request, span: TraceSpan, connection: ClientConnection) => Promise<Response>;
 
 /** The request's connection on the Bun server (absent outside one, as in tests that call the app directly). */
 function connectionOf(server: Server<unknown> | null, request: Request): ClientConnection {
@@ -71,16 +71,15 @@ function connectionOf(server: Server<unknown> | null, request: Request): ClientC
 function served(ops: AppOps, name: string, handler: Handler): (ctx: { request: Request; server: Server<unknown> | null }) => Promise<Response> {
   if (!ops.tracing.enabled) {
     return async ({ request, server }) => {
-      const response = await handler(request, connectionOf(server, request));
+      const response = await handler(request, NOOP_SPAN, connectionOf(server, request));
       ops.inFlight.responded(response);
       return response;
     };
   }
   return async ({ request, server }) => {
     const span = ops.tracing.startSpan(name, { "http.request.method": request.method });
-    setRequestSpan(request, span);
     try {
-      const response = await handler(request, connectionOf(server, request));
+      const response = await handler(request, span, connectionOf(server, request));
       ops.inFlight.responded(response);
       span.setAttributes({
         "http.response.status_code": response.status,
@@ -118,10 +117,10 @@ export function createApp(
     })
     .get("/", () => Response.json(SERVICE))
     .head("/", () => new Response(null, { headers: { "content-type": "application/json" } }))
-    .post("/v1/messages", served(ops, "POST /v1/messages", (request, connection) => handleChatRequest("messages", request, deps, connection)), { parse: "none" })
+    .post("/v1/messages", served(ops, "POST /v1/messages", (request, span, connection) => handleChatRequest("messages", request, deps, span, connection)), { parse: "none" })
     .post("/v1/messages/count_tokens", served(ops, "POST /v1/messages/count_tokens", (request) => handleCountTokens(request, deps, counting)), { parse: "none" })
-    .post("/v1/chat/completions", served(ops, "POST /v1/chat/completions", (request, connection) => handleChatRequest("chat", request, deps, connection)), { parse: "none" })
-    .post("/v1/responses", served(ops, "POST /v1/responses", (request, connection) => handleChatRequest("responses", request, deps, connection)), { parse: "none" })
+    .post("/v1/chat/completions", served(ops, "POST /v1/chat/completions", (request, span, connection) => handleChatRequest("chat", request, deps, span, connection)), { parse: "none" })
+    .post("/v1/responses", served(ops, "POST /v1/responses", (request, span, connection) => handleChatRequest("responses", request, deps, span, connection)), { parse: "none" })
     .get("/v1/models", ({ request }) => handleListModels(request, deps))
     .get("/v1/models/:id", ({ request, params }) => handleGetModel(request, params.id, deps));
   for (const plugin of plugins) app.use(plugin);

@@ -1,7 +1,7 @@
 import { loadConfig } from "../config/load-config.ts";
 import type { Config } from "../config/schema.ts";
 import type { GatewayDeps } from "../pipeline/gateway-deps.ts";
-import type { RequestObserver } from "../pipeline/request-record.ts";
+import type { RequestObserver } from "../canonical/request-record.ts";
 import type { GatewayMetrics } from "./create-metrics.ts";
 import type { KeyAuthenticator } from "../accounts/principal.ts";
 import type { PipelineServices } from "../create-pipeline-services.ts";

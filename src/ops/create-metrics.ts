@@ -1,7 +1,7 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { BatchedHistogram } from "./batched-histogram.ts";
 import type { Config } from "../config/schema.ts";
-import type { RecordEndpoint, RequestObserver, RequestRecord } from "../pipeline/request-record.ts";
+import type { RecordEndpoint, RequestObserver, RequestRecord } from "../canonical/request-record.ts";
 
 export type BreakerState = "closed" | "open" | "half_open";
 export type CacheName = "response" | "decision";

@@ -1,5 +1,5 @@
 import pino, { type Logger } from "pino";
-import type { RequestObserver, RequestRecord } from "../pipeline/request-record.ts";
+import type { RequestObserver, RequestRecord } from "../canonical/request-record.ts";
 import { redactSecrets } from "./redact-secrets.ts";
 
 export interface RequestLogOptions {

@@ -1,4 +1,4 @@
-import type { RequestObserver } from "../pipeline/request-record.ts";
+import type { RequestObserver } from "../canonical/request-record.ts";
 
 /**
  * One observer that calls each of `observers` (read at call time, so parts added after start-up,

@@ -1,30 +1,12 @@
 import type { Span, Tracer } from "@opentelemetry/api";
-
-type Attributes = Record<string, string | number | boolean | undefined>;
-
-/** One span; the no-op one costs a shared object and empty calls. */
-export interface SpanHandle {
-  setAttributes(attributes: Attributes): void;
-  /** Marks the span failed (no message beyond what the caller passes: never a body or a key). */
-  fail(message: string): void;
-  end(): void;
-  /** A span under this one (routing, each upstream attempt). */
-  child(name: string, attributes?: Attributes): SpanHandle;
-}
+import { NOOP_SPAN, type SpanAttributes, type TraceSpan } from "../canonical/trace-span.ts";
 
 export interface Tracing {
   readonly enabled: boolean;
-  startSpan(name: string, attributes?: Attributes): SpanHandle;
+  startSpan(name: string, attributes?: SpanAttributes): TraceSpan;
   /** Exports what is pending; part of the shutdown drain. */
   shutdown(): Promise<void>;
 }
-
-const NOOP_SPAN: SpanHandle = Object.freeze({
-  setAttributes() {},
-  fail() {},
-  end() {},
-  child: () => NOOP_SPAN,
-});
 
 export const NOOP_TRACING: Tracing = Object.freeze({
   enabled: false,
@@ -32,7 +14,7 @@ export const NOOP_TRACING: Tracing = Object.freeze({
   shutdown: async () => {},
 });
 
-function clean(attributes: Attributes | undefined): Record<string, string | number | boolean> {
+function clean(attributes: SpanAttributes | undefined): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
   for (const [name, value] of Object.entries(attributes ?? {})) if (value !== undefined) out[name] = value;
   return out;
@@ -40,7 +22,7 @@ function clean(attributes: Attributes | undefined): Record<string, string | numb
 
 type Api = typeof import("@opentelemetry/api");
 
-function wrap(api: Api, tracer: Tracer, span: Span): SpanHandle {
+function wrap(api: Api, tracer: Tracer, span: Span): TraceSpan {
   return {
     setAttributes: (attributes) => void span.setAttributes(clean(attributes)),
     fail: (message) => void span.setStatus({ code: api.SpanStatusCode.ERROR, message }),

@@ -1,4 +1,4 @@
-import type { RequestObserver } from "../pipeline/request-record.ts";
+import type { RequestObserver } from "../canonical/request-record.ts";
 
 export interface InFlightTracker {
   /** The HTTP layer calls this with every response a pipeline route returns. */

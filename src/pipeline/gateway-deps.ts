@@ -5,7 +5,7 @@ import type { Limiter } from "../limits/limiter.ts";
 import type { Routing } from "../routing/create-routing.ts";
 import type { Config } from "../config/schema.ts";
 import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
-import type { RequestObserver } from "./request-record.ts";
+import type { RequestObserver } from "../canonical/request-record.ts";
 import type { TurnInput } from "../smartplus/handle-turn.ts";
 
 /** What the request pipeline needs from the running process. */

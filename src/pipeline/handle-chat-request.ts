@@ -4,6 +4,7 @@ import type { Converted } from "../canonical/converted.ts";
 import { droppedKinds } from "../canonical/dropped-content.ts";
 import type { CanonicalMessage, CanonicalRequest } from "../canonical/request.ts";
 import type { Tier } from "../canonical/tier.ts";
+import type { TraceSpan } from "../canonical/trace-span.ts";
 import type { Usage } from "../canonical/usage.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import { buildResponseCacheKey, readCacheControl } from "../cache/build-response-cache-key.ts";
@@ -30,7 +31,6 @@ import type { GatewayDeps } from "./gateway-deps.ts";
 import { newRequestId } from "./new-request-id.ts";
 import { readJsonBody } from "./read-json-body.ts";
 import { readResponseId } from "./read-response-id.ts";
-import { requestSpan } from "../ops/request-span.ts";
 import { renderError, toGatewayError } from "./render-error.ts";
 import { routeRequest } from "./route-request.ts";
 import { REQUEST_ID_HEADER, routerHeaders } from "./router-headers.ts";
@@ -47,6 +47,8 @@ const checkBody: Readonly<Record<WireFormat, (body: unknown) => unknown>> = {
 interface Served {
   readonly format: WireFormat;
   readonly request: Request;
+  /** The request's trace span (the no-op one when tracing is off), parent of routing and upstream attempts. */
+  readonly span: TraceSpan;
   readonly deps: GatewayDeps;
   readonly requestId: string;
   readonly track: RequestTracker;
@@ -88,7 +90,7 @@ interface CacheSlot {
  * The slot is held until the last byte has gone (or the client has), and the request is reported
  * to the observers at that moment.
  */
-export async function handleChatRequest(format: WireFormat, request: Request, deps: GatewayDeps, connection?: ClientConnection): Promise<Response> {
+export async function handleChatRequest(format: WireFormat, request: Request, deps: GatewayDeps, span: TraceSpan, connection?: ClientConnection): Promise<Response> {
   const requestId = newRequestId();
   let headers: Record<string, string> = {};
   let stream = false;
@@ -109,7 +111,7 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     // Only a request that will be served is counted: a refused body or tier costs no limit.
     lease = await acquireLease(deps, principal);
     headers = { ...lease.headers };
-    const served: Served = { format, request, deps, requestId, track, lease, principal, body, tier, stream };
+    const served: Served = { format, request, span, deps, requestId, track, lease, principal, body, tier, stream };
     if (tier === "smart-plus" && deps.smartPlus) return await smartPlusTurn(served, headers);
     const slot = cacheSlot(served);
     const hit = slot?.lookup ? await serveFromCache(served, slot, headers) : null;
@@ -185,11 +187,10 @@ async function serveFromCache(s: Served, slot: CacheSlot, headers: Record<string
 
 /** Routes the request and calls the candidates; `setHeaders` keeps the caller's error headers current. */
 async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeaders: (headers: Record<string, string>) => void): Promise<Response> {
-  const { format, requestId, tier, track, lease, deps } = s;
+  const { format, requestId, tier, track, lease, deps, span } = s;
   const { fields } = track;
   let canonical: Converted<CanonicalRequest> | undefined;
   const decode = (): Converted<CanonicalRequest> => (canonical ??= CLIENT_FORMATS[format].decodeRequest(s.body));
-  const span = requestSpan(s.request);
   const routing = span.child("routing", { "routelane.tier": tier });
   const route = await routeRequest(deps, format, s.request.headers, s.principal, tier, decode).finally(() => routing.end());
   fields.source = route.source;

@@ -12,7 +12,7 @@ import type { GatewayDeps } from "./gateway-deps.ts";
 import { newRequestId } from "./new-request-id.ts";
 import { readJsonBody } from "./read-json-body.ts";
 import { renderError } from "./render-error.ts";
-import type { RequestRecord } from "./request-record.ts";
+import type { RequestRecord } from "../canonical/request-record.ts";
 
 const checkCountTokens = compileBodyCheck(CountTokensRequestSchema);
 

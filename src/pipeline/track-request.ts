@@ -1,5 +1,5 @@
 import type { Usage } from "../canonical/usage.ts";
-import type { RecordEndpoint, RequestObserver, RequestRecord } from "./request-record.ts";
+import type { RecordEndpoint, RequestObserver, RequestRecord } from "../canonical/request-record.ts";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 

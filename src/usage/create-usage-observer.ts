@@ -1,6 +1,6 @@
 import type { ModelConfig } from "../config/schema.ts";
 import type { Limiter } from "../limits/limiter.ts";
-import type { RequestObserver } from "../pipeline/request-record.ts";
+import type { RequestObserver } from "../canonical/request-record.ts";
 import { computeCost } from "./compute-cost.ts";
 import type { UsageWriter } from "./create-usage-writer.ts";
 import { toUsageRow } from "./to-usage-row.ts";

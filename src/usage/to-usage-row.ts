@@ -1,5 +1,5 @@
 import type { NewUsageRecord } from "../db/schema/usage.ts";
-import type { RequestRecord } from "../pipeline/request-record.ts";
+import type { RequestRecord } from "../canonical/request-record.ts";
 
 /** Refused by the gateway or the upstream (key, body, tier, plan limit): not served, so not usage. */
 const refused = (status: number): boolean => status >= 400 && status < 500 && status !== 499;

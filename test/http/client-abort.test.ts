@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { RequestRecord } from "../../src/pipeline/request-record.ts";
+import type { RequestRecord } from "../../src/canonical/request-record.ts";
 import { knobConfig, KNOB_TIER_API, startKnobUpstream, type KnobUpstream } from "../helpers/start-knob-upstream.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 

@@ -3,7 +3,7 @@ import { DEFAULT_CONFIG } from "../../src/config/default-config.ts";
 import type { FileConfig, ModelConfig } from "../../src/config/schema.ts";
 import { createKeyAuthenticator } from "../../src/accounts/create-key-authenticator.ts";
 import { handleCountTokens } from "../../src/pipeline/handle-count-tokens.ts";
-import type { RequestRecord } from "../../src/pipeline/request-record.ts";
+import type { RequestRecord } from "../../src/canonical/request-record.ts";
 import { decodeMessagesRequest } from "../../src/formats/messages/decode-request.ts";
 import { conversationKey } from "../../src/routing/conversation-key.ts";
 import { createMemoryPinStore } from "../../src/routing/create-memory-pin-store.ts";

@@ -2,7 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import OpenAI from "openai";
-import type { RequestRecord } from "../../src/pipeline/request-record.ts";
+import type { RequestRecord } from "../../src/canonical/request-record.ts";
 import { UNCACHED_CONFIG } from "../helpers/same-format-config.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 

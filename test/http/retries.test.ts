@@ -5,7 +5,7 @@ import { DEFAULT_CONFIG } from "../../src/config/default-config.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
 import type { FileConfig } from "../../src/config/schema.ts";
 import type { ModelCall } from "../../src/pipeline/call-model.ts";
-import type { RequestRecord } from "../../src/pipeline/request-record.ts";
+import type { RequestRecord } from "../../src/canonical/request-record.ts";
 import { callWithFailover, type Candidate } from "../../src/pipeline/call-with-failover.ts";
 import { startSim, type SimServer } from "../../src/sim/start-sim.ts";
 import { createCircuitBreaker } from "../../src/routing/circuit-breaker.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { loadConfig } from "../../src/config/load-config.ts";
 import { createMetrics } from "../../src/ops/create-metrics.ts";
-import type { RequestRecord } from "../../src/pipeline/request-record.ts";
+import type { RequestRecord } from "../../src/canonical/request-record.ts";
 
 /** Counters are summed in a map between scrapes; what a scrape shows must be what prom-client counted before. */
 const config = loadConfig({});

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../src/config/load-config.ts";
 import { createMetrics } from "../../src/ops/create-metrics.ts";
-import type { RequestRecord } from "../../src/pipeline/request-record.ts";
+import type { RequestRecord } from "../../src/canonical/request-record.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 import { DEFAULT_EFFORT_CONFIG } from "../helpers/same-format-config.ts";
 import { DATABASE_HOOK_TIMEOUT_MS } from "../helpers/test-database.ts";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import pino from "pino";
 import { createRequestLog } from "../../src/ops/create-request-log.ts";
-import type { RequestRecord } from "../../src/pipeline/request-record.ts";
+import type { RequestRecord } from "../../src/canonical/request-record.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "routelane-log-line-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

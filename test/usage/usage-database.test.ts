@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { createAccountStore } from "../../src/accounts/account-store.ts";
 import type { Usage } from "../../src/canonical/usage.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
-import type { RequestRecord } from "../../src/pipeline/request-record.ts";
+import type { RequestRecord } from "../../src/canonical/request-record.ts";
 import { createUsageObserver } from "../../src/usage/create-usage-observer.ts";
 import { createUsageStore, type UsageStore } from "../../src/usage/create-usage-store.ts";
 import { createUsageWriter } from "../../src/usage/create-usage-writer.ts";

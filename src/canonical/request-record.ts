@@ -1,4 +1,4 @@
-import type { Usage } from "../canonical/usage.ts";
+import type { Usage } from "./usage.ts";
 
 /** The endpoint a record is about. */
 export type RecordEndpoint = "messages" | "chat" | "responses" | "count_tokens" | "smartplus_job";
