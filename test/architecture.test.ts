@@ -130,7 +130,6 @@ const ALLOWED: { readonly [K in keyof ArchitectureFindings]: readonly string[] }
     "src/pipeline/render-error.ts: new GatewayError(",
     "src/pipeline/render-error.ts: new GatewayError(",
     "src/pipeline/route-request.ts: new GatewayError(",
-    "src/routing/choose-route.ts: new GatewayError(",
     "src/routing/decide-route.ts: new GatewayError(",
     "src/routing/resolve-tier.ts: new GatewayError(",
     "src/routing/resolve-tier.ts: new GatewayError(",

@@ -35,7 +35,7 @@ export interface ConfigHolderOptions {
   readonly metrics: GatewayMetrics;
   readonly logBody: (requestId: string, body: unknown) => void;
   /** Limits, caches and routing; the routing follows the config in use. */
-  readonly services?: Pick<PipelineServices, "limiter" | "responseCache" | "responseHistory" | "routingFor">;
+  readonly services: Pick<PipelineServices, "limiter" | "responseCache" | "responseHistory" | "routingFor">;
   /** The Smart+ job flow for `smart-plus` turns. */
   readonly smartPlus?: GatewayDeps["smartPlus"];
 }
@@ -83,9 +83,9 @@ export function createConfigHolder(options: ConfigHolderOptions): ConfigHolder {
     observe: options.observe,
     metrics: options.metrics,
     logBody: options.logBody,
-    ...(services ? { limiter: services.limiter } : {}),
-    ...(services?.responseCache ? { responseCache: services.responseCache } : {}),
-    ...(services ? { responseHistory: services.responseHistory } : {}),
+    limiter: services.limiter,
+    ...(services.responseCache ? { responseCache: services.responseCache } : {}),
+    responseHistory: services.responseHistory,
     ...(options.smartPlus ? { smartPlus: options.smartPlus } : {}),
     get config() {
       return generation.config;
@@ -93,11 +93,11 @@ export function createConfigHolder(options: ConfigHolderOptions): ConfigHolder {
     get providers() {
       return generation.providers;
     },
-  };
-  if (services) {
     // The routing is compiled from the config: a reload swaps it with the config it was built from.
-    Object.defineProperty(deps, "routing", { enumerable: true, get: () => services.routingFor(generation.config) });
-  }
+    get routing() {
+      return services.routingFor(generation.config);
+    },
+  };
   return {
     deps,
     current: () => generation.config,

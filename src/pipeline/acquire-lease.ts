@@ -1,7 +1,7 @@
 import type { Lease } from "../limits/limiter.ts";
 import type { GatewayDeps } from "./gateway-deps.ts";
 
-/** The lease of a gateway without limits (tests of other parts). */
+/** The lease of a request before it holds one: releasing it frees nothing. */
 export const NO_LEASE: Lease = { headers: {}, release: () => {} };
 
 /** The limit a refusal names (its message says which: see limits/build-limit-refusal.ts). */
@@ -9,8 +9,7 @@ const limitKind = (message: string): string =>
   message.startsWith("rate") ? "rpm" : message.startsWith("concurrency") ? "concurrency" : message.startsWith("monthly spend") ? "budget" : "monthly_tokens";
 
 /** Holds a plan-limit slot for the request, or throws the 429 that names the limit. */
-export async function acquireLease(deps: GatewayDeps, principal: Parameters<NonNullable<GatewayDeps["limiter"]>["acquire"]>[0]): Promise<Lease> {
-  if (!deps.limiter) return NO_LEASE;
+export async function acquireLease(deps: GatewayDeps, principal: Parameters<GatewayDeps["limiter"]["acquire"]>[0]): Promise<Lease> {
   const pending = deps.limiter.acquire(principal);
   const decision = pending instanceof Promise ? await pending : pending;
   if (!decision.ok) {

@@ -15,14 +15,14 @@ export interface GatewayDeps {
   readonly providers: Readonly<Record<string, ResolvedProvider>>;
   /** Told of every finished request (request log, metrics, usage); absent = nobody listens. */
   readonly observe?: RequestObserver;
-  /** Plan limits; absent = none (tests of other parts). */
-  readonly limiter?: Limiter;
+  /** Plan limits. */
+  readonly limiter: Limiter;
   /** The 10-minute response cache; absent or disabled = none. */
   readonly responseCache?: ResponseCache;
   /** The conversations behind Responses answers made from stateless upstreams; absent = `previous_response_id` is dropped there. */
   readonly responseHistory?: ResponseHistory;
-  /** Classification, decision cache, conversations, breaker; absent = the tier's first model at its default effort. */
-  readonly routing?: Routing;
+  /** Classification, decision cache, conversations, breaker (compiled from the config in use). */
+  readonly routing: Routing;
   /** Counters only the pipeline sees; absent = not counted. */
   readonly metrics?: PipelineMetrics;
   /** Debug body logging (a no-op unless the operator asked for it; keys redacted). */

@@ -229,7 +229,7 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
   const { answer, candidate, attempts } = await callWithFailover(call, route.candidates, {
     providers: deps.providers,
     clientHeaders: s.request.headers,
-    breaker: deps.routing?.breaker,
+    breaker: deps.routing.breaker,
     retries: deps.config.retries,
     attemptSpan: (candidate, attempt) => span.child("upstream attempt", { "routelane.model": candidate.name, "routelane.attempt": attempt }),
     onAttempt: (report) => {

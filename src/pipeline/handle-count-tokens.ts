@@ -40,7 +40,7 @@ function countingModel(config: Config, tier: Tier, pinned: string | undefined): 
  * input-token endpoint with the request translated); when it cannot count, a local tokenizer
  * estimate flagged `estimated: true`. It never counts against token usage or the rate limits.
  */
-export async function handleCountTokens(request: Request, deps: GatewayDeps, options: CountTokensOptions = {}): Promise<Response> {
+export async function handleCountTokens(request: Request, deps: Pick<GatewayDeps, "config" | "authenticator" | "providers" | "observe">, options: CountTokensOptions = {}): Promise<Response> {
   const requestId = newRequestId();
   const startedAt = Date.now();
   let accountId: string | undefined;

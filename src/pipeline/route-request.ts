@@ -4,7 +4,6 @@ import { GatewayError } from "../canonical/gateway-error.ts";
 import type { CanonicalRequest } from "../canonical/request.ts";
 import type { Tier } from "../canonical/tier.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
-import { chooseRoute } from "../routing/choose-route.ts";
 import { decideRoute, type RoutingDecision } from "../routing/decide-route.ts";
 import { readSessionId } from "../routing/read-session-id.ts";
 import { requiredApis } from "../routing/required-apis.ts";
@@ -34,10 +33,7 @@ function choicesUnavailable(tier: Tier): GatewayError {
   );
 }
 
-/**
- * The routing decision: classification, conversation and breaker when routing is configured; the
- * tier's pool in order at its default effort otherwise (tests of other parts).
- */
+/** The routing decision: classification, conversation and breaker. */
 export async function routeRequest(
   deps: GatewayDeps,
   format: WireFormat,
@@ -46,13 +42,7 @@ export async function routeRequest(
   tier: Tier,
   decode: () => Converted<CanonicalRequest>,
 ): Promise<Route> {
-  const routing = deps.routing;
-  if (!routing) {
-    const route = chooseRoute(deps.config, tier);
-    const names = [route.modelName, ...deps.config.tiers[tier].models.filter((name) => name !== route.modelName)];
-    const candidates = names.map((name) => ({ name, model: deps.config.models[name]!, effort: route.effort }));
-    return { ...route, candidates, pinnedModel: null, foreignTurns: 0, pin: () => {} };
-  }
+  const { routing } = deps;
   const request = decode().value;
   const apis = requiredApis(format, request);
   let decision: RoutingDecision;

@@ -5,7 +5,6 @@ import type { CanonicalRequest } from "../canonical/request.ts";
 import type { Tier } from "../canonical/tier.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import type { ModelConfig } from "../config/schema.ts";
-import type { RouteSource } from "./choose-route.ts";
 import { classifyTask, smallestContext, type Classification } from "./classify-task.ts";
 import { classifyWithLlm } from "./classify-with-llm.ts";
 import { conversationKey, responseConversationKey } from "./conversation-key.ts";
@@ -13,7 +12,7 @@ import type { Routing } from "./create-routing.ts";
 import { extractTaskSignals, type TaskSignals } from "./extract-task-signals.ts";
 import { hashKey } from "./hash-key.ts";
 import { listCandidates, whyUnfit, type Candidate, type ModelRequirements } from "./list-candidates.ts";
-import { continuesLoop, pickRoute } from "./pick-route.ts";
+import { continuesLoop, pickRoute, type RouteSource } from "./pick-route.ts";
 import type { ConversationPin, EscalationState } from "./pin-store.ts";
 import { NO_ESCALATION, readTurnOutcome, updateEscalation, type TurnOutcome } from "./track-escalation.ts";
 
@@ -45,7 +44,7 @@ export interface RoutingDecision {
   /** Wanted effort (after escalation); the upstream mapping may lower it to what the model supports. */
   readonly effort: Effort;
   readonly baseEffort: Effort;
-  readonly source: Exclude<RouteSource, "smartplus">;
+  readonly source: RouteSource;
   /** Failover order; the first is `modelName` unless its breaker is open. Never empty. */
   readonly candidates: readonly Candidate[];
   readonly conversationKey: string;

@@ -1,12 +1,14 @@
 import type { Effort } from "../canonical/effort.ts";
 import type { Tier } from "../canonical/tier.ts";
 import type { Config } from "../config/schema.ts";
-import type { RouteSource } from "./choose-route.ts";
 import { resolveClass, DEFAULT_TASK_CLASS, type Classification } from "./classify-task.ts";
 import type { TaskSignals } from "./extract-task-signals.ts";
 import { whyUnfit, type ModelRequirements } from "./list-candidates.ts";
 import type { ConversationPin, EscalationState } from "./pin-store.ts";
 import { escalateEffort } from "./track-escalation.ts";
+
+/** Why the route was taken: a routing rule, the tier's default, a conversation's pin kept or its stickiness. */
+export type RouteSource = "rule" | "default" | "continuation" | "sticky";
 
 export interface PickRouteInput {
   readonly config: Config;
@@ -27,7 +29,7 @@ export interface RoutePick {
   /** The class's effort; `effort` adds the escalation steps. */
   readonly baseEffort: Effort;
   readonly effort: Effort;
-  readonly source: Exclude<RouteSource, "smartplus">;
+  readonly source: RouteSource;
 }
 
 /** The pinned model when it is still in the tier's pool and can serve this request. */
