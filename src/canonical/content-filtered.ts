@@ -1,8 +1,7 @@
-import { GatewayError, type GatewayErrorType } from "./gateway-error.ts";
+import { ERROR_KINDS, fail } from "./gateway-error.ts";
 import type { StreamEvent } from "./stream-event.ts";
 
-const STATUS = 400;
-const TYPE: GatewayErrorType = "invalid_request_error";
+const { status: STATUS, type: TYPE } = ERROR_KINDS.ContentFiltered;
 const MESSAGE = "the reply was blocked by the upstream's content filter";
 
 /**
@@ -15,4 +14,4 @@ export const CONTENT_FILTERED: Extract<StreamEvent, { type: "error" }> = {
 };
 
 /** The same failure as a GatewayError, for the format encoders that take one (the pass-through path). */
-export const CONTENT_FILTERED_ERROR = new GatewayError(STATUS, TYPE, MESSAGE);
+export const CONTENT_FILTERED_ERROR = fail("ContentFiltered", MESSAGE);

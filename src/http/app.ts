@@ -3,7 +3,7 @@ import { Elysia, type AnyElysia } from "elysia";
 import pkg from "../../package.json" with { type: "json" };
 import { NOOP_SPAN, type TraceSpan } from "../canonical/trace-span.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
-import { GatewayError } from "../canonical/gateway-error.ts";
+import { fail } from "../canonical/gateway-error.ts";
 import type { GatewayDeps } from "../pipeline/gateway-deps.ts";
 import { handleChatRequest, type ClientConnection } from "../pipeline/handle-chat-request.ts";
 import { handleCountTokens, type CountTokensOptions } from "../pipeline/handle-count-tokens.ts";
@@ -44,11 +44,8 @@ function unmatched(request: Request): Response {
   const path = readRequestUrl(request).pathname;
   const route = ROUTES.find(([pattern]) => pattern.test(path));
   const error = route
-    ? new GatewayError(405, "invalid_request_error", `method ${request.method} is not allowed on ${path}; use ${route[1].join(" or ")}`, {
-        code: "method_not_allowed",
-        headers: { allow: route[1].join(", ") },
-      })
-    : new GatewayError(404, "not_found_error", `no such endpoint: ${request.method} ${path}`, { code: "not_found" });
+    ? fail("MethodNotAllowed", `method ${request.method} is not allowed on ${path}; use ${route[1].join(" or ")}`, { headers: { allow: route[1].join(", ") } })
+    : fail("NoSuchEndpoint", `no such endpoint: ${request.method} ${path}`);
   return renderError(error, formatOfPath(path, request.headers), newRequestId());
 }
 

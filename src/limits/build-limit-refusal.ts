@@ -1,5 +1,5 @@
 import type { Plan } from "../canonical/plans.ts";
-import { GatewayError } from "../canonical/gateway-error.ts";
+import { type GatewayError, fail } from "../canonical/gateway-error.ts";
 import { formatReset } from "./format-reset.ts";
 
 export type LimitKind = "rpm" | "concurrency" | "monthly" | "key_rpm" | "key_spend";
@@ -61,8 +61,5 @@ export function buildLimitRefusal(details: RefusalDetails): GatewayError {
   };
   // Monthly caps cannot clear within an SDK's retry budget.
   if (details.kind === "monthly" || details.kind === "key_spend") headers["x-should-retry"] = "false";
-  return new GatewayError(429, "rate_limit_error", messageOf(details.kind, details.limit, details.plan, new Date(details.resetsAt ?? Date.now() + retryMs)), {
-    retryable: false,
-    headers,
-  });
+  return fail("RateLimited", messageOf(details.kind, details.limit, details.plan, new Date(details.resetsAt ?? Date.now() + retryMs)), { headers });
 }

@@ -2,7 +2,7 @@ import { SET_EFFORT } from "../upstream/set-effort.ts";
 import type { HistoryTurn } from "../cache/create-response-history.ts";
 import type { RawAnswer } from "../cache/raw-answer.ts";
 import type { Converted } from "../canonical/converted.ts";
-import { GatewayError } from "../canonical/gateway-error.ts";
+import { type GatewayError, fail } from "../canonical/gateway-error.ts";
 import type { Effort } from "../canonical/effort.ts";
 import type { CanonicalMessage, CanonicalRequest } from "../canonical/request.ts";
 import type { CanonicalResponse } from "../canonical/response.ts";
@@ -221,16 +221,12 @@ const MAX_ID_SHOWN = 128;
 function previousResponseNotFound(id: string): GatewayError {
   // The id is the client's own text: an error body does not echo more of it than an id can be.
   const shown = id.length > MAX_ID_SHOWN ? `${id.slice(0, MAX_ID_SHOWN)}…` : id;
-  return new GatewayError(400, "invalid_request_error", `Previous response with id '${shown}' not found.`, {
-    code: "previous_response_not_found",
-    param: "previous_response_id",
-  });
+  return fail("PreviousResponseNotFound", `Previous response with id '${shown}' not found.`, { param: "previous_response_id" });
 }
 
 /** The conversation's own model is failing and no other model holds the conversation: try again shortly. */
 function conversationModelUnavailable(): GatewayError {
-  return new GatewayError(503, "overloaded_error", "the model that holds this conversation is unavailable, and no other model can continue it; try again shortly", {
-    code: "conversation_model_unavailable",
+  return fail("ConversationModelUnavailable", "the model that holds this conversation is unavailable, and no other model can continue it; try again shortly", {
     headers: { "retry-after": "5" },
   });
 }

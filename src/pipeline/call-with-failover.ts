@@ -1,5 +1,5 @@
 import type { Effort } from "../canonical/effort.ts";
-import { GatewayError } from "../canonical/gateway-error.ts";
+import { GatewayError, exhausted, fail } from "../canonical/gateway-error.ts";
 import type { ModelConfig, RetryPolicy } from "../config/schema.ts";
 import type { CircuitBreaker } from "../routing/circuit-breaker.ts";
 import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
@@ -72,12 +72,10 @@ function retryAfterHeaders(last: GatewayError): Record<string, string> {
  * failing or unreachable) tells the SDKs to retry after a pause; otherwise (credentials, an unknown
  * model, a malformed answer) a retry cannot help and they are told not to.
  */
-function exhausted(last: GatewayError, tried: number): GatewayError {
-  // An upstream's 429 is not the caller's plan limit: to the caller every model is busy.
-  const [status, type] = last.status === 429 ? [529, "overloaded_error" as const] : [last.status, last.type];
+function noCandidateAnswered(last: GatewayError, tried: number): GatewayError {
   const message = tried > 1 ? `all ${tried} candidate models failed; last: ${last.message}` : last.message;
   const headers = last.transient ? { ...last.headers, ...retryAfterHeaders(last), "x-should-retry": "true" } : { ...last.headers, "x-should-retry": "false" };
-  return new GatewayError(status, type, message, { code: last.code, transient: last.transient, headers });
+  return exhausted(last, message, headers);
 }
 
 /** Per request: how many retries are left, and until when one may begin. */
@@ -119,7 +117,7 @@ export async function callWithFailover(call: ModelCall, candidates: readonly Can
       options.onAttempt?.({ candidate, error, retrying });
       if (retrying) {
         budget.left--;
-        if (!(await sleep(wait, call.client))) throw new GatewayError(499, "api_error", "client closed the request");
+        if (!(await sleep(wait, call.client))) throw fail("ClientClosed", "client closed the request");
         continue;
       }
       // The model answered (the request was bad) or the client left: not the model's failure.
@@ -131,13 +129,9 @@ export async function callWithFailover(call: ModelCall, candidates: readonly Can
     }
   }
   if (!last) {
-    throw new GatewayError(503, "overloaded_error", "every model of this tier is failing; try again shortly", {
-      code: "no_model_available",
-      transient: true,
-      headers: { "retry-after": "5", "x-should-retry": "true" },
-    });
+    throw fail("NoModelAvailable", "every model of this tier is failing; try again shortly", { headers: { "retry-after": "5", "x-should-retry": "true" } });
   }
-  throw exhausted(last, attempts);
+  throw noCandidateAnswered(last, attempts);
 }
 
 /** One call of one model: its answer, or the GatewayError it failed with. */

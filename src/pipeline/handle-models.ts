@@ -1,7 +1,7 @@
 import { PLAN_TIERS } from "../canonical/plans.ts";
 import type { Principal } from "../accounts/principal.ts";
 import type { Tier } from "../canonical/tier.ts";
-import { GatewayError } from "../canonical/gateway-error.ts";
+import { fail } from "../canonical/gateway-error.ts";
 import { authenticateRequest } from "./authenticate-request.ts";
 import { buildModelEntry, type ModelEntry } from "./build-model-entry.ts";
 import type { GatewayDeps } from "./gateway-deps.ts";
@@ -26,7 +26,7 @@ function page(entries: ModelEntry[], query: URLSearchParams): { data: ModelEntry
   const limitText = query.get("limit");
   const limit = limitText === null ? entries.length : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-    throw new GatewayError(400, "invalid_request_error", "`limit`: expected an integer from 1 to 1000", { param: "limit" });
+    throw fail("InvalidRequest", "`limit`: expected an integer from 1 to 1000", { param: "limit" });
   }
   const afterId = query.get("after_id");
   const beforeId = query.get("before_id");
@@ -58,7 +58,7 @@ export async function handleGetModel(request: Request, id: string, deps: Gateway
   try {
     const principal = await authenticateRequest(request.headers, deps.authenticator);
     const tier = callableTiers(principal).find((t) => t === id);
-    if (!tier) throw new GatewayError(404, "not_found_error", `model \`${id}\` not found`, { code: "model_not_found" });
+    if (!tier) throw fail("ModelNotFound", `model \`${id}\` not found`);
     return json(buildModelEntry(tier, deps.config), requestId);
   } catch (error) {
     return renderError(error, formatOfHeaders(request.headers), requestId);

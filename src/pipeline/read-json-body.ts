@@ -1,8 +1,8 @@
-import { GatewayError, invalidRequest } from "../canonical/gateway-error.ts";
+import { type GatewayError, invalidRequest, fail } from "../canonical/gateway-error.ts";
 import { parseJsonText } from "./parse-json-text.ts";
 
 const tooLarge = (limit: number): GatewayError =>
-  new GatewayError(413, "request_too_large", `request body exceeds the limit of ${limit} bytes`);
+  fail("TooLarge", `request body exceeds the limit of ${limit} bytes`);
 
 async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Promise<string> {
   const reader = body.getReader();

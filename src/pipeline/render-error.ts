@@ -1,5 +1,5 @@
 import { DatabaseFailure } from "../db/sanitize-db-error.ts";
-import { GatewayError } from "../canonical/gateway-error.ts";
+import { GatewayError, fail } from "../canonical/gateway-error.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import { encodeOpenAIError } from "../formats/chat/encode-error.ts";
 import { encodeMessagesError } from "../formats/messages/encode-error.ts";
@@ -9,10 +9,10 @@ export function toGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
   // Keys are checked against the database on a cache miss; while it is away, nobody is let in.
   if (error instanceof DatabaseFailure) {
-    return new GatewayError(503, "api_error", "the account store is unavailable; try again shortly", { retryable: true, headers: { "retry-after": "1" } });
+    return fail("StoreUnavailable", "the account store is unavailable; try again shortly", { headers: { "retry-after": "1" } });
   }
   console.error(JSON.stringify({ level: "error", msg: "unhandled error", error: error instanceof Error ? error.stack : String(error) }));
-  return new GatewayError(500, "api_error", "internal error");
+  return fail("Internal", "internal error");
 }
 
 /** Renders an error in the body shape of the format that was called. */

@@ -1,6 +1,6 @@
 import type { Converted } from "../canonical/converted.ts";
 import type { Effort } from "../canonical/effort.ts";
-import { GatewayError } from "../canonical/gateway-error.ts";
+import { GatewayError, fail } from "../canonical/gateway-error.ts";
 import type { CanonicalRequest } from "../canonical/request.ts";
 import type { Tier } from "../canonical/tier.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
@@ -25,11 +25,10 @@ export interface Route {
 
 /** Chat `n` > 1 on a tier none of whose fitting models speaks Chat: refused rather than answered with one choice. */
 function choicesUnavailable(tier: Tier): GatewayError {
-  return new GatewayError(
-    400,
-    "invalid_request_error",
+  return fail(
+    "NoModelFits",
     `\`n\` greater than 1 needs a model that speaks the Chat Completions API, and no model of the \`${tier}\` tier that can serve this request does; send \`n: 1\` or use another tier`,
-    { code: "no_model_available", param: "n" },
+    { param: "n" },
   );
 }
 

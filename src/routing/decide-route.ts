@@ -1,6 +1,6 @@
 import type { Principal } from "../accounts/principal.ts";
 import type { Effort } from "../canonical/effort.ts";
-import { GatewayError } from "../canonical/gateway-error.ts";
+import { type GatewayError, fail } from "../canonical/gateway-error.ts";
 import type { CanonicalRequest } from "../canonical/request.ts";
 import type { Tier } from "../canonical/tier.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
@@ -89,9 +89,7 @@ const assistantTurns = (request: CanonicalRequest): number => request.messages.f
 function noModelFits(routing: Routing, tier: Tier, needs: ModelRequirements): GatewayError {
   const pool = routing.config.tiers[tier].models;
   const reasons = [...new Set(pool.map((name) => whyUnfit(routing.config.models[name]!, needs)).filter((r) => r !== null))];
-  return new GatewayError(400, "invalid_request_error", `no model of the \`${tier}\` tier can serve this request (${reasons.join(", ")})`, {
-    code: "no_model_available",
-  });
+  return fail("NoModelFits", `no model of the \`${tier}\` tier can serve this request (${reasons.join(", ")})`);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { PLAN_TIERS } from "../canonical/plans.ts";
 import type { Principal } from "../accounts/principal.ts";
-import { GatewayError } from "../canonical/gateway-error.ts";
+import { fail } from "../canonical/gateway-error.ts";
 import { isTier, type Tier } from "../canonical/tier.ts";
 
 const DEFAULT_ALIASES = new Set(["", "auto", "default"]);
@@ -15,22 +15,15 @@ export function resolveTier(model: string | undefined, principal: Principal): Ti
   const available = PLAN_TIERS[principal.plan];
   const tier = DEFAULT_ALIASES.has(name.toLowerCase()) ? principal.defaultTier : name;
   if (!isTier(tier)) {
-    throw new GatewayError(404, "not_found_error", `model \`${name}\` not found; use a tier name: \`${available.join(", ")}\``, {
-      code: "model_not_found",
-      param: "model",
-    });
+    throw fail("ModelNotFound", `model \`${name}\` not found; use a tier name: \`${available.join(", ")}\``, { param: "model" });
   }
   if (!available.includes(tier)) {
-    throw new GatewayError(
-      403,
-      "permission_error",
-      `the \`${tier}\` tier is not included in plan \`${principal.plan}\`; available: \`${available.join(", ")}\``,
-    );
+    throw fail("Forbidden", `the \`${tier}\` tier is not included in plan \`${principal.plan}\`; available: \`${available.join(", ")}\``);
   }
   const allowed = principal.keyLimits?.allowedTiers;
   if (allowed && !allowed.includes(tier)) {
     const both = available.filter((t) => allowed.includes(t));
-    throw new GatewayError(403, "permission_error", `the \`${tier}\` tier is not allowed for this key; allowed: \`${both.join(", ")}\``);
+    throw fail("Forbidden", `the \`${tier}\` tier is not allowed for this key; allowed: \`${both.join(", ")}\``);
   }
   return tier;
 }

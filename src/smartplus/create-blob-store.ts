@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { link, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { GatewayError } from "../canonical/gateway-error.ts";
+import { type GatewayError, fail } from "../canonical/gateway-error.ts";
 
 /** The blobs of a job, by name. */
 export type BlobName = "upload.tar.gz" | "patch.diff";
@@ -30,9 +30,9 @@ export interface BlobStore {
 const MIB = 1024 * 1024;
 
 export const tooLarge = (maxBytes: number): GatewayError =>
-  new GatewayError(413, "request_too_large", `the upload is larger than the limit of ${maxBytes >= MIB ? `${Math.round(maxBytes / MIB)} MiB` : `${maxBytes} bytes`}`);
+  fail("TooLarge", `the upload is larger than the limit of ${maxBytes >= MIB ? `${Math.round(maxBytes / MIB)} MiB` : `${maxBytes} bytes`}`);
 
-const alreadyThere = (): GatewayError => new GatewayError(409, "invalid_request_error", "the repository was already uploaded for this job", { code: "conflict" });
+const alreadyThere = (): GatewayError => fail("Conflict", "the repository was already uploaded for this job");
 
 export function createBlobStore(dir: string): BlobStore {
   mkdirSync(dir, { recursive: true });

@@ -1,6 +1,6 @@
 import type { Principal } from "../accounts/principal.ts";
 import { EFFORTS, type Effort } from "../canonical/effort.ts";
-import { GatewayError } from "../canonical/gateway-error.ts";
+import { fail } from "../canonical/gateway-error.ts";
 import type { CanonicalRequest } from "../canonical/request.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import type { Config } from "../config/schema.ts";
@@ -132,7 +132,7 @@ export async function handleTurn(deps: TurnDeps, input: TurnInput): Promise<Resp
   const { format, principal, request } = input;
   const config = deps.config();
   const baseUrl = publicBaseUrl(request, { publicUrl: config.smartPlus.publicUrl, trustProxy: config.trustProxy });
-  if (baseUrl === null) throw new GatewayError(400, "invalid_request_error", "the Host header is not a host name (set smartPlus.publicUrl to give the address the commands use)");
+  if (baseUrl === null) throw fail("InvalidRequest", "the Host header is not a host name (set smartPlus.publicUrl to give the address the commands use)");
   const canonical = CLIENT_FORMATS[format].decodeRequest(input.body).value;
   const key = conversationKey(principal.accountId, "smart-plus", canonical, readSessionId(request.headers, canonical));
   const task = newestUserText(canonical);

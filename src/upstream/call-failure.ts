@@ -1,4 +1,4 @@
-import { GatewayError } from "../canonical/gateway-error.ts";
+import { GatewayError, fail } from "../canonical/gateway-error.ts";
 import type { AbortCause } from "./create-call-guard.ts";
 
 /**
@@ -7,8 +7,8 @@ import type { AbortCause } from "./create-call-guard.ts";
  */
 export function callFailure(error: unknown, timeoutMs: number, cause: AbortCause | undefined): GatewayError {
   if (error instanceof GatewayError) return error;
-  if (cause === "client") return new GatewayError(499, "api_error", "client closed the request");
-  if (cause === "deadline") return new GatewayError(504, "timeout_error", `upstream did not answer within ${timeoutMs} ms`, { retryable: true, transient: true });
+  if (cause === "client") return fail("ClientClosed", "client closed the request");
+  if (cause === "deadline") return fail("UpstreamTimeout", `upstream did not answer within ${timeoutMs} ms`);
   const reason = error instanceof Error ? error.message : String(error);
-  return new GatewayError(502, "api_error", `upstream unreachable: ${reason}`, { retryable: true, transient: true });
+  return fail("UpstreamUnreachable", `upstream unreachable: ${reason}`);
 }

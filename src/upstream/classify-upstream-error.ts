@@ -1,4 +1,4 @@
-import { GatewayError } from "../canonical/gateway-error.ts";
+import { type GatewayError, fail } from "../canonical/gateway-error.ts";
 import { readRetryAfter } from "./read-retry-after.ts";
 import { isJsonObject } from "../canonical/json-object.ts";
 
@@ -31,17 +31,14 @@ export function classifyUpstreamError(status: number, bodyText: string, upstream
   const detail = message ? `: ${message}` : "";
   const retryAfter = upstreamHeaders?.get("retry-after");
   const headers: Record<string, string> = retryAfter ? { "retry-after": retryAfter } : {};
-  const retry = TRANSIENT.has(status) ? { retryable: true, transient: true, retryAfterMs: readRetryAfter(upstreamHeaders) } : { retryable: true };
-  if (status === 400 || status === 422) return new GatewayError(400, "invalid_request_error", message ?? "upstream rejected the request");
-  if (status === 401 || status === 403) {
-    return new GatewayError(502, "upstream_error", `upstream refused the gateway's credentials (${status})`, retry);
-  }
-  if (status === 404) return new GatewayError(404, "not_found_error", `upstream: not found${detail}`, retry);
-  if (status === 413) return new GatewayError(413, "request_too_large", message ?? "request too large for the upstream");
-  if (status === 429) return new GatewayError(429, "rate_limit_error", `upstream rate limit${detail}`, { ...retry, headers });
-  if (status === 408 || status === 504) return new GatewayError(504, "timeout_error", `upstream timed out${detail}`, retry);
-  if (status === 529 || status === 503) {
-    return new GatewayError(529, "overloaded_error", `upstream overloaded${detail}`, { ...retry, headers });
-  }
-  return new GatewayError(502, "api_error", `upstream error ${status}${detail}`, retry);
+  const transient = TRANSIENT.has(status);
+  const retryAfterMs = transient ? readRetryAfter(upstreamHeaders) : undefined;
+  if (status === 400 || status === 422) return fail("UpstreamRejected", message ?? "upstream rejected the request");
+  if (status === 401 || status === 403) return fail("UpstreamAuthRefused", `upstream refused the gateway's credentials (${status})`);
+  if (status === 404) return fail("UpstreamNotFound", `upstream: not found${detail}`);
+  if (status === 413) return fail("TooLarge", message ?? "request too large for the upstream");
+  if (status === 429) return fail("UpstreamRateLimited", `upstream rate limit${detail}`, { retryAfterMs, headers });
+  if (status === 408 || status === 504) return fail("UpstreamTimeout", `upstream timed out${detail}`, { retryAfterMs });
+  if (status === 529 || status === 503) return fail("UpstreamOverloaded", `upstream overloaded${detail}`, { retryAfterMs, headers });
+  return fail("UpstreamFailed", `upstream error ${status}${detail}`, { retryAfterMs, transient });
 }

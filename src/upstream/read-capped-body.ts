@@ -1,4 +1,4 @@
-import { GatewayError } from "../canonical/gateway-error.ts";
+import { fail } from "../canonical/gateway-error.ts";
 
 /** An upstream's error body is read for its message only: never more than this. */
 const ERROR_BODY_BYTES = 64 * 1024;
@@ -40,7 +40,7 @@ async function readUpTo(response: Response, maxBytes: number): Promise<Read> {
 /** A non-streamed answer, at most `maxBytes`; a larger one fails with 502 without being held. */
 export async function readCappedBody(response: Response, maxBytes: number): Promise<Uint8Array> {
   const { chunks, complete } = await readUpTo(response, maxBytes);
-  if (!complete) throw new GatewayError(502, "api_error", `upstream answer larger than ${maxBytes} bytes`);
+  if (!complete) throw fail("UpstreamTooLarge", `upstream answer larger than ${maxBytes} bytes`);
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 

@@ -1,6 +1,6 @@
 import { createReadStream } from "node:fs";
 import { Elysia, type AnyElysia } from "elysia";
-import { GatewayError } from "../../canonical/gateway-error.ts";
+import { fail } from "../../canonical/gateway-error.ts";
 import { encodeMessagesError } from "../../formats/messages/encode-error.ts";
 import { newRequestId } from "../../pipeline/new-request-id.ts";
 import { toGatewayError } from "../../pipeline/render-error.ts";
@@ -14,8 +14,8 @@ export interface HandoffRoutesOptions {
   readonly smartPlus: SmartPlus;
 }
 
-const conflict = (message: string) => new GatewayError(409, "invalid_request_error", message, { code: "conflict" });
-const gone = (message: string) => new GatewayError(410, "invalid_request_error", message, { code: "gone" });
+const conflict = (message: string) => fail("Conflict", message);
+const gone = (message: string) => fail("Gone", message);
 
 /** A handoff error in the Messages-style shape; `job` adds the job's state where it helps (409). */
 function errorResponse(error: unknown, requestId: string, job?: Job): Response {
@@ -37,14 +37,14 @@ async function authorizeJob(smartPlus: SmartPlus, request: Request, jobId: strin
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
   if (!bearer?.startsWith(JOB_TOKEN_PREFIX)) {
     const keyGiven = request.headers.has("x-api-key") || bearer?.startsWith("rl_") === true;
-    throw new GatewayError(401, "authentication_error", keyGiven ? "API keys are not accepted here; use the job token from the Smart+ command" : "invalid or missing job token");
+    throw fail("Unauthenticated", keyGiven ? "API keys are not accepted here; use the job token from the Smart+ command" : "invalid or missing job token");
   }
   const check = await smartPlus.store.checkToken(bearer);
-  if (check.kind === "unknown") throw new GatewayError(401, "authentication_error", "invalid or missing job token");
-  if (check.jobId !== jobId) throw new GatewayError(403, "permission_error", "the job token is not valid for this job");
-  if (check.kind === "expired") throw new GatewayError(401, "authentication_error", "the job token has expired; ask Smart+ again for a fresh command");
+  if (check.kind === "unknown") throw fail("Unauthenticated", "invalid or missing job token");
+  if (check.jobId !== jobId) throw fail("Forbidden", "the job token is not valid for this job");
+  if (check.kind === "expired") throw fail("Unauthenticated", "the job token has expired; ask Smart+ again for a fresh command");
   const job = await smartPlus.store.get(jobId);
-  if (!job) throw new GatewayError(404, "not_found_error", `no such job: ${jobId}`);
+  if (!job) throw fail("NotFound", `no such job: ${jobId}`);
   return job;
 }
 
@@ -61,7 +61,7 @@ async function handleUpload(smartPlus: SmartPlus, request: Request, jobId: strin
     const settings = smartPlus.settings();
     const declared = Number(request.headers.get("content-length") ?? "");
     if (Number.isFinite(declared) && declared > settings.uploadLimitBytes) throw tooLarge(settings.uploadLimitBytes);
-    if (!request.body) throw new GatewayError(400, "invalid_request_error", "the upload is empty: send the gzipped tar archive as the body");
+    if (!request.body) throw fail("InvalidRequest", "the upload is empty: send the gzipped tar archive as the body");
     const bytes = await smartPlus.blobs.writeStream(job.id, "upload.tar.gz", request.body, settings.uploadLimitBytes);
     let files: number;
     try {
@@ -69,7 +69,7 @@ async function handleUpload(smartPlus: SmartPlus, request: Request, jobId: strin
     } catch (error) {
       if (!(error instanceof ArchiveError)) throw error;
       await smartPlus.store.fail(job.id, `the upload was refused: ${error.message}`);
-      throw new GatewayError(422, "invalid_request_error", `the upload was refused: ${error.message}`, { code: "bad_archive" });
+      throw fail("BadArchive", `the upload was refused: ${error.message}`);
     }
     if (!(await smartPlus.store.markUploaded(job.id, files, bytes))) throw conflict(`the repository was already uploaded for job ${job.id}`);
     smartPlus.wake();

@@ -1,13 +1,12 @@
 import type { OutputPart } from "../../canonical/content-part.ts";
 import type { Converted } from "../../canonical/converted.ts";
-import { GatewayError } from "../../canonical/gateway-error.ts";
+import { type GatewayError, fail } from "../../canonical/gateway-error.ts";
 import type { CanonicalResponse } from "../../canonical/response.ts";
 import { decodeFinishReason } from "../../formats/chat/map-stop-reason.ts";
 import { decodeChatUsage } from "../../formats/chat/map-usage.ts";
 import { isJsonObject } from "../../canonical/json-object.ts";
 
-const invalid = (what: string): GatewayError =>
-  new GatewayError(502, "upstream_error", `upstream sent an invalid chat completion: ${what}`, { retryable: true });
+const invalid = (what: string): GatewayError => fail("UpstreamMalformed", `upstream sent an invalid chat completion: ${what}`);
 
 /** Text of `content`: a string, or (some compatible servers) an array of text parts. */
 function contentText(content: unknown): string {

@@ -1,4 +1,4 @@
-import { GatewayError } from "../../canonical/gateway-error.ts";
+import { fail } from "../../canonical/gateway-error.ts";
 import { asBuffer } from "../as-buffer.ts";
 /** One parsed SSE event: its `event:` name (if any) and its joined `data:` lines. */
 export interface SseEvent {
@@ -76,7 +76,7 @@ export async function readFirstEvent(reader: ByteReader, maxBytes: number): Prom
     const { done, value } = await reader.read();
     if (done) return null;
     buffered = buffered.length === 0 ? asBuffer(value) : Buffer.concat([buffered, value]);
-    if (buffered.length - scanned > maxBytes) throw new GatewayError(502, "api_error", `upstream sent a stream event larger than ${maxBytes} bytes`);
+    if (buffered.length - scanned > maxBytes) throw fail("UpstreamTooLarge", `upstream sent a stream event larger than ${maxBytes} bytes`);
     for (;;) {
       const end = endOfFirstEvent(buffered.subarray(scanned));
       if (end < 0) break;
