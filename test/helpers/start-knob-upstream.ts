@@ -15,6 +15,7 @@ import type { FileConfig } from "../../src/config/schema.ts";
  * | `cutAfter=K` | stream: after K events, the connection is reset |
  * | `malformedAt=K garbage=brace\|inner\|text` | stream: event K's data is not JSON (`{"type": broken`, `{"type":"x",oops}`, `oops`) |
  * | `errorAt=K` | stream: event K is the API's own error event (then the stream ends) |
+ * | `failedAt=K` | stream: event K is Responses `response.failed` (the other APIs: as `errorAt`), then the end |
  * | `truncateAt=K` | stream: the first half of event K, then a clean end of the body |
  * | `oneChunk=1` | stream: every event (after the knobs above) written at once, in one chunk |
  * | `closeAfterMs=M` | stream: M ms between the last event and the end of the body (a real upstream's gap) |
@@ -55,6 +56,7 @@ interface Knobs {
   malformedAt?: number;
   garbage: string;
   errorAt?: number;
+  failedAt?: number;
   truncateAt?: number;
   oneChunk: boolean;
   closeAfterMs: number;
@@ -78,7 +80,7 @@ function readKnobs(text: string): Knobs {
       else if (key === "id") knobs.id = value;
       else if (key === "noUsage") knobs.noUsage = value === "1";
       else if (key === "oneChunk") knobs.oneChunk = value === "1";
-      else if (key !== undefined && key in { words: 1, delayMs: 1, pauseAfter: 1, pauseMs: 1, stallAfter: 1, cutAfter: 1, malformedAt: 1, errorAt: 1, truncateAt: 1, closeAfterMs: 1, bodyBytes: 1, lineBytes: 1, inputTokens: 1 }) {
+      else if (key !== undefined && key in { words: 1, delayMs: 1, pauseAfter: 1, pauseMs: 1, stallAfter: 1, cutAfter: 1, malformedAt: 1, errorAt: 1, failedAt: 1, truncateAt: 1, closeAfterMs: 1, bodyBytes: 1, lineBytes: 1, inputTokens: 1 }) {
         (knobs as unknown as Record<string, number>)[key] = Number(value);
       }
     }
@@ -134,7 +136,11 @@ function responsesEvents(model: string, k: Knobs): string[] {
   return events;
 }
 
-function errorEvent(api: Api, sequence: number): string {
+function errorEvent(api: Api, sequence: number, failed = false): string {
+  if (api === "responses" && failed) {
+    const response = { id: "resp_knob", object: "response", created_at: 1, status: "failed", output: [], usage: null, error: { code: "server_error", message: "knob: the response failed" } };
+    return frame("response.failed", { type: "response.failed", sequence_number: sequence, response });
+  }
   if (api === "messages") return frame("error", { type: "error", error: { type: "overloaded_error", message: "knob: overloaded mid-stream" } });
   if (api === "chat") return frame(undefined, { error: { message: "knob: overloaded mid-stream", type: "server_error", code: null } });
   return frame("error", { type: "error", sequence_number: sequence, code: "server_error", message: "knob: overloaded mid-stream" });
@@ -257,8 +263,8 @@ export function startKnobUpstream(): KnobUpstream {
             return;
           }
           if (i === k.pauseAfter) await sleep(k.pauseMs);
-          if (i === k.errorAt) {
-            put(errorEvent(api, i));
+          if (i === k.errorAt || i === k.failedAt) {
+            put(errorEvent(api, i, i === k.failedAt));
             break;
           }
           let event = events[i]!;

@@ -4,7 +4,7 @@ import { startTestGateway, type TestGateway } from "../helpers/start-test-gatewa
 
 /**
  * An upstream that never finishes and reports when its caller goes away: the first SSE event
- * for streams (so the gateway commits), nothing at all for non-stream requests.
+ * for streams and the first content (so the gateway commits), nothing at all for non-stream requests.
  */
 function startHangingUpstream() {
   let notifyArrived: () => void = () => {};
@@ -27,6 +27,7 @@ function startHangingUpstream() {
         new ReadableStream({
           start(controller) {
             controller.enqueue(encoder.encode('event: message_start\ndata: {"type":"message_start","message":{"model":"sim-normal"}}\n\n'));
+            controller.enqueue(encoder.encode('event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'));
           },
           cancel() {
             notifyGone();

@@ -4,25 +4,32 @@ import { checkFirstEvent } from "../../src/upstream/passthrough/check-first-even
 
 function outcome(event: string | undefined, data: string): string {
   try {
-    checkFirstEvent({ event, data });
-    return "ok";
+    return checkFirstEvent({ event, data }) ? "opens" : "content";
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
-    return `${error.status} ${error.type}${error.retryable ? " retryable" : ""}: ${error.message}`;
+    return `${error.status} ${error.type}${error.retryable ? " retryable" : ""}${error.transient ? " transient" : ""}: ${error.message}`;
   }
 }
 
-describe("checkFirstEvent: what may still fail over before the first byte goes out", () => {
+describe("checkFirstEvent: what may still be retried or fail over before the first byte goes out", () => {
   test.each([
-    ["message_start", '{"type":"message_start","message":{}}', "ok"],
-    [undefined, '{"id":"c","object":"chat.completion.chunk","choices":[]}', "ok"],
-    ["response.created", '{"type":"response.created","sequence_number":0,"response":{}}', "ok"],
-    [undefined, "[DONE]", "502 api_error retryable: upstream stream ended before any content"],
-    ["message_start", '{"type": broken', "502 api_error retryable: upstream sent a malformed first event"],
-    ["error", '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}', "529 overloaded_error retryable: upstream overloaded: Overloaded"],
-    [undefined, '{"error":{"message":"slow down","type":"rate_limit_error"}}', "429 rate_limit_error retryable: upstream rate limit: slow down"],
-    ["response.failed", '{"type":"response.failed","response":{"error":{"code":"server_error","message":"boom"}}}', "502 api_error retryable: upstream error 500: boom"],
-  ])("%p %s → %s", (event, data, expected) => {
+    ["messages", "message_start", '{"type":"message_start","message":{}}', "opens"],
+    ["messages", "ping", '{"type":"ping"}', "opens"],
+    ["messages", "content_block_start", '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}', "content"],
+    ["chat", undefined, '{"id":"c","object":"chat.completion.chunk","choices":[]}', "opens"],
+    ["chat", undefined, '{"id":"c","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}', "opens"],
+    ["chat", undefined, '{"id":"c","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}', "content"],
+    ["chat", undefined, '{"id":"c","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}', "content"],
+    ["responses", "response.created", '{"type":"response.created","sequence_number":0,"response":{}}', "opens"],
+    ["responses", "response.in_progress", '{"type":"response.in_progress","sequence_number":1,"response":{}}', "opens"],
+    ["responses", "response.output_item.added", '{"type":"response.output_item.added","sequence_number":2,"output_index":0,"item":{}}', "content"],
+    ["chat", undefined, "[DONE]", "502 api_error retryable: upstream stream ended before any content"],
+    ["messages", "message_start", '{"type": broken', "502 api_error retryable: upstream sent a malformed first event"],
+    ["messages", "error", '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}', "529 overloaded_error retryable transient: upstream overloaded: Overloaded"],
+    ["chat", undefined, '{"error":{"message":"slow down","type":"rate_limit_error"}}', "429 rate_limit_error retryable transient: upstream rate limit: slow down"],
+    ["responses", "error", '{"type":"error","error":{"type":"insufficient_quota","code":"insufficient_quota","message":"quota"}}', "429 rate_limit_error retryable transient: upstream rate limit: quota"],
+    ["responses", "response.failed", '{"type":"response.failed","response":{"error":{"code":"server_error","message":"boom"}}}', "502 api_error retryable transient: upstream error 500: boom"],
+  ] as const)("%s %p %s → %s", (_format, event, data, expected) => {
     expect(outcome(event, data)).toBe(expected);
   });
 });

@@ -46,6 +46,22 @@ describe("SSE first event", () => {
     expect(first?.buffered.toString()).toBe(': ping\n\nevent: a\ndata: {"x":1}\n\nevent: b\n');
   });
 
+  test("reads on while the events only open the stream, and hands over every byte read", async () => {
+    const chunks = ["event: a\ndata: 1\n", "\nevent: b\ndata: 2\n\nevent: c\nda", "ta: 3\r\n\r", "\nevent: d\n"];
+    const seen: string[] = [];
+    const first = await readFirstEvent(readerOf(chunks), 1024, (event) => {
+      seen.push(event.data);
+      return event.data !== "3";
+    });
+    expect(seen).toEqual(["1", "2", "3"]);
+    expect(first?.event).toEqual({ event: "a", data: "1" });
+    expect(first?.buffered.toString()).toBe(chunks.join(""));
+  });
+
+  test("an event that only opens the stream, then the end: null", async () => {
+    expect(await readFirstEvent(readerOf(["data: 1\n\n"]), 1024, () => true)).toBeNull();
+  });
+
   test("null when the stream ends before an event", async () => {
     expect(await readFirstEvent(readerOf(["event: a\n"]), 1024)).toBeNull();
   });

@@ -1,23 +1,36 @@
 import { GatewayError } from "../../canonical/gateway-error.ts";
-import { classifyUpstreamError, upstreamErrorMessage } from "../classify-upstream-error.ts";
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
+import { classifyErrorEvent } from "../sse/classify-error-event.ts";
 import type { SseEvent } from "../sse/read-first-event.ts";
-import { isJsonObject } from "../../canonical/json-object.ts";
 
-/** An upstream event that reports a failure instead of content: each API's in-stream error shapes. */
-function inStreamFailure(event: SseEvent, parsed: unknown): GatewayError | undefined {
-  if (!isJsonObject(parsed)) return undefined;
-  const type = parsed.type;
-  if (event.event === "error" || type === "error" || type === "response.failed" || (type === undefined && "error" in parsed)) {
-    const inner = isJsonObject(parsed.error) ? parsed.error : isJsonObject(parsed.response) ? parsed.response.error : undefined;
-    const kind = isJsonObject(inner) ? (inner.type ?? inner.code) : undefined;
-    const status = kind === "overloaded_error" || kind === "service_unavailable_error" ? 529 : kind === "rate_limit_error" ? 429 : 500;
-    return classifyUpstreamError(status, JSON.stringify({ error: { message: upstreamErrorMessage(parsed) ?? upstreamErrorMessage(parsed.response) } }), null);
-  }
-  return undefined;
+/** Events that open a stream without content: Messages `message_start` and pings, the Responses lifecycle's start. */
+const OPENING_TYPES: ReadonlySet<unknown> = new Set(["message_start", "ping", "response.created", "response.queued", "response.in_progress"]);
+
+const said = (value: unknown): boolean => (typeof value === "string" && value !== "") || (Array.isArray(value) && value.length > 0);
+
+/** A Chat chunk with nothing in it yet: the role alone, or Azure's id-less filter chunk. */
+function chatOpens(chunk: JsonObject, choices: readonly unknown[]): boolean {
+  if (chunk.usage !== undefined && chunk.usage !== null) return false;
+  return choices.every((choice) => {
+    if (!isJsonObject(choice) || (choice.finish_reason !== null && choice.finish_reason !== undefined)) return false;
+    const delta = isJsonObject(choice.delta) ? choice.delta : {};
+    return !said(delta.content) && !said(delta.refusal) && !said(delta.reasoning_content) && !said(delta.reasoning) && !said(delta.tool_calls);
+  });
 }
 
-/** Checks the first event before anything is committed to the client: a failure here may still fail over. */
-export function checkFirstEvent(event: SseEvent): void {
+/** An event that opens the stream without content (the event types of the APIs do not overlap; Chat chunks have none). */
+function opens(parsed: JsonObject): boolean {
+  if (OPENING_TYPES.has(parsed.type)) return true;
+  return parsed.type === undefined && Array.isArray(parsed.choices) && chatOpens(parsed, parsed.choices);
+}
+
+/**
+ * Checks an event that arrives before anything is committed to the client, where a failure may
+ * still be retried or fail over: a malformed event, an early end or the upstream's error event
+ * throws. Returns true while the stream has only opened (nothing but its opening events so far):
+ * an error right after them is still a failed call, as on the translated path.
+ */
+export function checkFirstEvent(event: SseEvent): boolean {
   if (event.data === "[DONE]") throw new GatewayError(502, "api_error", "upstream stream ended before any content", { retryable: true });
   let parsed: unknown;
   try {
@@ -25,7 +38,7 @@ export function checkFirstEvent(event: SseEvent): void {
   } catch {
     throw new GatewayError(502, "api_error", "upstream sent a malformed first event", { retryable: true });
   }
-  const failure = inStreamFailure(event, parsed);
+  const failure = classifyErrorEvent(event, parsed);
   if (failure) throw failure;
+  return isJsonObject(parsed) && opens(parsed);
 }
-

@@ -55,7 +55,7 @@ const guard = createCallGuard();
 /**
  * Same-format fast path: the request goes upstream as the client sent it (model and effort already
  * set), and the answer comes back byte for byte but for the `model` field, which shows the tier.
- * For streams, nothing is committed until the first upstream event has arrived and is sound.
+ * For streams, nothing is committed until the first content event has arrived and all before it are sound.
  */
 export async function forwardSameFormat(request: ForwardRequest): Promise<Forwarded> {
   // One controller serves both causes of abort: the client leaving and the first-byte deadline.
@@ -106,9 +106,9 @@ async function startStream(response: Response, request: ForwardRequest): Promise
   }
   const reader: ByteReader = response.body.getReader();
   try {
-    const first = await readFirstEvent(reader, request.limits.maxEventBytes);
+    // Nothing is committed before the first content: an error right after the opening events is still a failed call.
+    const first = await readFirstEvent(reader, request.limits.maxEventBytes, checkFirstEvent);
     if (!first) throw new GatewayError(502, "api_error", "upstream closed the stream before the first event", { retryable: true });
-    checkFirstEvent(first.event);
     const { format, upstreamModelId, tier, client, onEnd, hideUsageChunk, keepChunks, limits, beforeLastBytes } = request;
     const options: PipeOptions = {
       format,

@@ -65,24 +65,53 @@ export interface FirstEvent {
   readonly event: SseEvent;
 }
 
+const LFLF = Buffer.from("\n\n");
+const LFCRLF = Buffer.from("\n\r\n");
+
+/** Whether `chunk`, read after `before`, completes an event: a blank line in it, or across the seam. */
+function endsEvent(before: Buffer | undefined, chunk: Buffer): boolean {
+  if (chunk.indexOf(LFLF) >= 0 || chunk.indexOf(LFCRLF) >= 0) return true;
+  if (!before) return false;
+  const seam = Buffer.concat([before.subarray(-2), chunk.subarray(0, 2)]);
+  return seam.indexOf(LFLF) >= 0 || seam.indexOf(LFCRLF) >= 0;
+}
+
 /**
- * Reads from an upstream stream until its first data-bearing event is complete. Returns null when
- * the stream ends first. Nothing has gone to the client yet, so the caller may still fail over.
+ * Reads from an upstream stream until its first data-bearing event is complete, and on while
+ * `readOn` says the events so far only open the stream (it may also throw to refuse one). Returns
+ * null when the stream ends first. Nothing has gone to the client yet, so the caller may still fail
+ * over. An event still incomplete is held as the chunks it came in, never more than `maxBytes`.
  */
-export async function readFirstEvent(reader: ByteReader, maxBytes: number): Promise<FirstEvent | null> {
-  let buffered: Buffer = Buffer.alloc(0);
-  let scanned = 0;
+export async function readFirstEvent(reader: ByteReader, maxBytes: number, readOn?: (event: SseEvent) => boolean): Promise<FirstEvent | null> {
+  const read: Buffer[] = [];
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let first: SseEvent | undefined;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) return null;
-    buffered = buffered.length === 0 ? asBuffer(value) : Buffer.concat([buffered, value]);
-    if (buffered.length - scanned > maxBytes) throw fail("UpstreamTooLarge", `upstream sent a stream event larger than ${maxBytes} bytes`);
-    for (;;) {
-      const end = endOfFirstEvent(buffered.subarray(scanned));
-      if (end < 0) break;
-      const event = parseSseEvent(buffered.subarray(scanned, scanned + end).toString("utf8"));
-      scanned += end;
-      if (event.data !== "") return { buffered, event };
+    const chunk = asBuffer(value);
+    read.push(chunk);
+    const complete = endsEvent(pending[pending.length - 1], chunk);
+    pending.push(chunk);
+    pendingBytes += chunk.length;
+    if (!complete) {
+      if (pendingBytes > maxBytes) throw fail("UpstreamTooLarge", `upstream sent a stream event larger than ${maxBytes} bytes`);
+      continue;
     }
+    const bytes = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
+    let scanned = 0;
+    for (;;) {
+      const end = endOfFirstEvent(bytes.subarray(scanned));
+      if (end < 0) break;
+      const event = parseSseEvent(bytes.subarray(scanned, scanned + end).toString("utf8"));
+      scanned += end;
+      if (event.data === "") continue;
+      first ??= event;
+      if (!readOn?.(event)) return { buffered: read.length === 1 ? read[0]! : Buffer.concat(read), event: first };
+    }
+    pending = scanned === bytes.length ? [] : [bytes.subarray(scanned)];
+    pendingBytes = bytes.length - scanned;
+    if (pendingBytes > maxBytes) throw fail("UpstreamTooLarge", `upstream sent a stream event larger than ${maxBytes} bytes`);
   }
 }

@@ -13,7 +13,8 @@ import { readCappedBody, readErrorText } from "../read-capped-body.ts";
 import { createSseSplitter, type SseSplitter } from "../sse/create-sse-splitter.ts";
 import { createStreamClock, type StreamBeat, type StreamLimits } from "../sse/create-stream-clock.ts";
 import { createTextTally, type TextTally } from "../sse/create-text-tally.ts";
-import { readNext, type ByteReader } from "../sse/read-first-event.ts";
+import { classifyErrorEvent } from "../sse/classify-error-event.ts";
+import { readNext, type ByteReader, type SseEvent } from "../sse/read-first-event.ts";
 import { streamFailures } from "../sse/stream-failures.ts";
 import type { UpstreamAdapter } from "../types.ts";
 import { upstreamFetchTimeout } from "../upstream-fetch-timeout.ts";
@@ -93,7 +94,7 @@ async function readAnswer(response: Response, request: TranslatedRequest): Promi
   return { body, contentType: "application/json", response: decoded.value, warnings: decoded.warnings };
 }
 
-/** A canonical error event before anything was sent: another candidate may do better. */
+/** A failure the decoder found before anything was sent (a malformed or cut stream): another candidate may do better. */
 const failoverError = (event: Extract<StreamEvent, { type: "error" }>): GatewayError =>
   new GatewayError(event.error.status, event.error.type as GatewayErrorType, event.error.message, { retryable: true });
 
@@ -161,20 +162,39 @@ function encodeEvents(t: Translation, events: readonly StreamEvent[], format: Cl
 /** The canonical error event that ends a stream the gateway gives up on. */
 const errorEvent = (error: GatewayError): StreamEvent => ({ type: "error", error: { status: error.status, type: error.type, message: error.message } });
 
-function decodeBytes(t: Translation, bytes: Uint8Array | null, adapter: UpstreamAdapter, maxEventBytes: number): StreamEvent[] {
+const onlyStart = (events: readonly StreamEvent[]): boolean => events.every((event) => event.type === "start");
+
+/**
+ * Throws the upstream's own error event as a failed call, classified as the same-format path does
+ * (so an overloaded upstream is retried alike on both): used before anything was sent.
+ */
+function refuseErrorEvent(event: SseEvent): void {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(event.data);
+  } catch {
+    return;
+  }
+  const failure = classifyErrorEvent(event, parsed);
+  if (failure) throw failure;
+}
+
+function decodeBytes(t: Translation, bytes: Uint8Array | null, adapter: UpstreamAdapter, maxEventBytes: number, check?: (event: SseEvent) => void): StreamEvent[] {
   const events: StreamEvent[] = [];
   const upstreamEvents = bytes === null ? t.splitter.end() : t.splitter.push(bytes);
+  // Only what comes before the first content is checked: the events after it are the stream's.
+  let checking = check !== undefined;
   for (const upstreamEvent of upstreamEvents) {
+    if (checking) check?.(upstreamEvent);
     const [next, produced] = adapter.stream.step(t.decoder, upstreamEvent);
     t.decoder = next;
     events.push(...produced);
+    if (checking && !onlyStart(produced)) checking = false;
   }
   if (t.splitter.overflowed) events.push(errorEvent(streamFailures.eventTooLarge(maxEventBytes)));
   else if (bytes === null) events.push(...adapter.stream.end(t.decoder));
   return events;
 }
-
-const onlyStart = (events: readonly StreamEvent[]): boolean => events.every((event) => event.type === "start");
 
 async function startStream(response: Response, request: TranslatedRequest): Promise<Translated> {
   const contentType = response.headers.get("content-type") ?? "";
@@ -198,7 +218,7 @@ async function startStream(response: Response, request: TranslatedRequest): Prom
     // `response.failed` after `response.created`) is still an HTTP error, or another model.
     while (onlyStart(first)) {
       const bytes = await readNext(t.reader);
-      first.push(...decodeBytes(t, bytes, adapter, request.limits.maxEventBytes));
+      first.push(...decodeBytes(t, bytes, adapter, request.limits.maxEventBytes, refuseErrorEvent));
       if (bytes === null && onlyStart(first)) {
         throw new GatewayError(502, "api_error", "upstream closed the stream before the first event", { retryable: true });
       }
