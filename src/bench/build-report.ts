@@ -1,111 +1,385 @@
 import {
-  compareBaseline,
-  compareCache,
-  compareTargets,
-  TARGET_CROSS_THROUGHPUT_RATIO,
-  type BaselineComparison,
-  type CacheComparison,
-  type Comparison,
-} from "./compare-targets.ts";
+  BODY_ADDED_P50_TARGETS_MS,
+  BODY_SLOPE_TOLERANCE,
+  CPU_RATIO_TARGETS,
+  FIRST_START_LIMIT_BYTES,
+  LONG_STREAM_US_PER_EVENT,
+  P99_ALLOWANCE_MS,
+  PGLITE_RSS_ALLOWANCE_BYTES,
+  POSTGRES_RSS_LIMIT_BYTES,
+  verdict,
+  type PathKind,
+  type Verdict,
+} from "./bench-targets.ts";
+import { CROSS_TIERS } from "./build-bench-config.ts";
 import type { CostRow } from "./measure-module-costs.ts";
-import type { LoadResult } from "./load-result.ts";
+import type { PgliteFloor } from "./measure-pglite-floor.ts";
+import { medianOfRounds } from "./median-of-rounds.ts";
+import type { PassResult, ScenarioOutcome } from "./run-scenario.ts";
 import type { OpenStreamsResult } from "./run-open-streams.ts";
-import type { BenchFormat, BenchMode, BenchTarget, Scenario } from "./scenarios.ts";
+import { BODY_CASES, type BenchFormat, type BenchMode, type BenchTarget, type Scenario } from "./scenarios.ts";
 
 export interface BenchMeta {
+  readonly profile: "quick" | "full";
   readonly tool: "wrk" | "builtin";
+  readonly database: "pglite" | "postgres";
+  readonly redis: boolean;
   readonly connections: number;
   readonly durationSec: number;
-  /** Each row is the median of this many runs. */
+  /** Each figure is the median of this many interleaved rounds. */
   readonly rounds: number;
-  /** Seconds of the one-connection latency pass (0 = not run). */
+  /** Seconds of the one-connection pass (0 = not run). */
   readonly latencySec: number;
   readonly bunVersion: string;
   readonly nproc: number;
   readonly startedAt: string;
   /** 1-minute load average when the run started: above nproc, other programs skew the numbers. */
   readonly loadAverage: number;
+  /** Wall time of the whole run, seconds (set once it has ended). */
+  readonly elapsedSec?: number | undefined;
 }
 
-export interface ScenarioResult extends LoadResult {
+/** One process serving one scenario, its rounds folded. */
+export interface TargetNumbers {
+  readonly scenarioId: string;
+  readonly load?: PassResult | undefined;
+  readonly single?: PassResult | undefined;
+}
+
+/** A path row: one gateway target (same-format, translated, a cache hit, the baseline) against the bare proxy. */
+export interface PathRow {
   readonly id: string;
+  /** The issue's row kind, or the extra rows that carry no target. */
+  readonly kind: PathKind | "cached" | "baseline";
   readonly format: BenchFormat;
   readonly mode: BenchMode;
-  readonly target: BenchTarget;
-  /** CPU µs the target's own server process spent per request (direct: sim, bare: proxy, gateway and cross: gateway, baseline: the baseline gateway). */
-  readonly cpuUsPerRequest: number | undefined;
-  /** The one-connection pass: latency without queueing. */
-  readonly latency: LoadResult | undefined;
+  /** The API the gateway called upstream. */
+  readonly upstreamApi: BenchFormat;
+  readonly gateway: TargetNumbers;
+  readonly bare: TargetNumbers | undefined;
+  readonly direct: TargetNumbers | undefined;
+  /** Gateway CPU per request ÷ the bare proxy's, loaded pass. */
+  readonly cpuRatio: number | undefined;
+  readonly cpuBeyondBareUs: number | undefined;
+  /** Only on the issue's rows. */
+  readonly verdicts: { readonly cpu: Verdict; readonly p99: Verdict; readonly rss: Verdict } | undefined;
 }
 
-/** One report table: a format and mode, its rows, and the gateway/bare comparison when both ran. */
-export interface ReportGroup {
+export interface BodyRow {
+  readonly caseId: string;
+  readonly label: string;
+  /** The gateway's request body, bytes. */
+  readonly bytes: number;
+  readonly direct: PassResult | undefined;
+  readonly bare: PassResult | undefined;
+  readonly gateway: PassResult | undefined;
+  /** Gateway p50 − direct p50, one connection, ms. */
+  readonly addedP50Ms: number | undefined;
+  readonly cpuBeyondBareUs: number | undefined;
+  /** Gateway CPU per request per KB of body above the small request's, µs/KB; undefined on the small row. */
+  readonly slopeUsPerKb: number | undefined;
+  readonly addedP50: Verdict | undefined;
+  readonly slope: Verdict | undefined;
+}
+
+export interface LongStreamRow {
   readonly format: BenchFormat;
-  readonly mode: BenchMode;
-  readonly rows: readonly ScenarioResult[];
-  readonly comparison: Comparison | undefined;
-  /** Gateway CPU per request minus the bare proxy's, µs: the gateway's own cost, independent of contention. */
-  readonly addedCpuUsPerRequest: number | undefined;
-  /** The cross-format row against the same bare proxy (client's format), when both ran. */
-  readonly crossComparison: Comparison | undefined;
-  readonly crossAddedCpuUsPerRequest: number | undefined;
-  /** Response-cache hits (`cached`) against misses (`gateway`), when both ran. */
-  readonly cacheComparison: CacheComparison | undefined;
-  /** This checkout's gateway against the `--baseline` checkout's, same request and rounds, when both ran. */
-  readonly baselineComparison: BaselineComparison | undefined;
+  readonly upstreamApi: BenchFormat;
+  /** SSE events in the translated answer the client got. */
+  readonly events: number | undefined;
+  readonly bare: PassResult | undefined;
+  readonly cross: PassResult | undefined;
+  readonly gateway: PassResult | undefined;
+  /** (translated CPU per request − bare's) ÷ events, µs. */
+  readonly crossUsPerEvent: number | undefined;
+  /** The same for the same-format path, when it ran. */
+  readonly sameUsPerEvent: number | undefined;
+  readonly verdict: Verdict;
+}
+
+/** What the memory section measured, before the report judges it. */
+export interface MemoryInputs {
+  readonly floor?: PgliteFloor | undefined;
+  /** VmHWM of a gateway started from source on an empty data directory, until it listened. */
+  readonly firstStartPeakBytes?: number | undefined;
+  /** Where that start ran: the bench's own gateway, or one started for it alone (on Postgres runs). */
+  readonly firstStartNote?: string | undefined;
+  /** The gateway's RSS once started, before any load. */
+  readonly gatewayIdleRssBytes?: number | undefined;
+}
+
+export interface MemorySection extends MemoryInputs {
+  /** The gateway's highest RSS over the path rows. */
+  readonly gatewayPeakRssBytes: number | undefined;
+  /** The RSS limit under load this run is judged against, bytes (undefined: PGlite without its floor). */
+  readonly rssLimitBytes: number | undefined;
+  readonly rss: Verdict;
+  readonly firstStart: Verdict;
+}
+
+/**
+ * A path row's CPU beyond the bare proxy set against the parts the cost section timed for that
+ * path: what the named parts explain, and the rest (Bun's HTTP server and fetch beyond the bare
+ * proxy's use of them, the pipeline's own glue, garbage collection).
+ */
+export interface BudgetRow {
+  readonly rowId: string;
+  readonly kind: PathKind;
+  readonly format: BenchFormat;
+  readonly parts: ReadonlyArray<{ readonly id: string; readonly part: string; readonly meanUs: number }>;
+  readonly partsUs: number;
+  readonly beyondBareUs: number | undefined;
+  readonly restUs: number | undefined;
 }
 
 export interface BenchReport {
   readonly meta: BenchMeta;
-  readonly groups: readonly ReportGroup[];
-  /** The gateway's modules timed in-process (absent with `--costs off`). */
+  readonly paths: readonly PathRow[];
+  readonly bodies: readonly BodyRow[];
+  readonly longStreams: readonly LongStreamRow[];
+  readonly memory: MemorySection | undefined;
+  readonly costs: readonly CostRow[] | undefined;
+  readonly budget: readonly BudgetRow[];
+  readonly openStreams: readonly OpenStreamsResult[] | undefined;
+  /** Verdicts met, and judged (a verdict that could not be judged counts in neither). */
+  readonly summary: { readonly met: number; readonly judged: number };
+}
+
+export interface BenchInputs {
+  readonly meta: BenchMeta;
+  /** Every scenario and its rounds, in run order. */
+  readonly measured: ReadonlyArray<{ readonly scenario: Scenario; readonly rounds: readonly ScenarioOutcome[] }>;
+  /** SSE events counted in one answer of each long-stream scenario, by scenario id. */
+  readonly longStreamEvents?: Readonly<Record<string, number>> | undefined;
+  readonly memory?: MemoryInputs | undefined;
   readonly costs?: readonly CostRow[] | undefined;
-  /** The open-streams row, one result per hold (absent with `--streams 0`). */
   readonly openStreams?: readonly OpenStreamsResult[] | undefined;
 }
 
-const cpuBeyond = (bare: ScenarioResult | undefined, row: ScenarioResult | undefined): number | undefined =>
-  bare?.cpuUsPerRequest !== undefined && row?.cpuUsPerRequest !== undefined ? row.cpuUsPerRequest - bare.cpuUsPerRequest : undefined;
+const KB = 1024;
 
-/** Groups measured scenarios by format and mode, in run order, and compares gateway and cross with bare (and gateway with baseline). */
-export function buildReport(
-  meta: BenchMeta,
-  measured: ReadonlyArray<{ scenario: Scenario; result: LoadResult; cpuUsPerRequest: number | undefined; latency?: LoadResult | undefined }>,
-  costs?: readonly CostRow[],
-  openStreams?: readonly OpenStreamsResult[],
-): BenchReport {
-  const groups = new Map<string, { format: BenchFormat; mode: BenchMode; rows: ScenarioResult[] }>();
-  for (const { scenario, result, cpuUsPerRequest, latency } of measured) {
-    const key = `${scenario.format}/${scenario.mode}`;
-    let group = groups.get(key);
-    if (!group) {
-      group = { format: scenario.format, mode: scenario.mode, rows: [] };
-      groups.set(key, group);
-    }
-    group.rows.push({ id: scenario.id, format: scenario.format, mode: scenario.mode, target: scenario.target, ...result, cpuUsPerRequest, latency });
-  }
+const beyond = (bare: number | undefined, gateway: number | undefined): number | undefined =>
+  bare === undefined || gateway === undefined ? undefined : gateway - bare;
+
+/** A row with an error anywhere passes nothing: a fast error is not a pass. */
+const clean = (...passes: ReadonlyArray<PassResult | undefined>): boolean => passes.every((p) => p === undefined || p.errors === 0);
+
+function pathKind(target: BenchTarget, mode: BenchMode): PathRow["kind"] | undefined {
+  if (target === "gateway") return mode === "json" ? "same-json" : "same-stream";
+  if (target === "cross") return mode === "json" ? "translated-json" : "translated-stream";
+  if (target === "cached" || target === "baseline") return target;
+  return undefined;
+}
+
+function judgePath(kind: PathKind, gateway: TargetNumbers, bare: TargetNumbers | undefined, rssLimit: number | undefined): NonNullable<PathRow["verdicts"]> {
+  const ratioTarget = CPU_RATIO_TARGETS[kind];
+  const allowance = P99_ALLOWANCE_MS[kind];
+  const g = gateway.load;
+  const b = bare?.load;
+  const ok = clean(g, b, gateway.single, bare?.single);
+  const ratio = g?.cpuUsPerRequest !== undefined && b?.cpuUsPerRequest !== undefined ? g.cpuUsPerRequest / b.cpuUsPerRequest : undefined;
+  const peak = g?.peakRssBytes;
   return {
-    meta,
-    ...(costs ? { costs } : {}),
-    ...(openStreams ? { openStreams } : {}),
-    groups: [...groups.values()].map((group) => {
-      const bare = group.rows.find((row) => row.target === "bare");
-      const gateway = group.rows.find((row) => row.target === "gateway");
-      const cross = group.rows.find((row) => row.target === "cross");
-      const cached = group.rows.find((row) => row.target === "cached");
-      const baseline = group.rows.find((row) => row.target === "baseline");
-      const comparison = bare && gateway ? compareTargets(bare, gateway, bare.latency, gateway.latency) : undefined;
-      const crossComparison =
-        bare && cross ? compareTargets(bare, cross, bare.latency, cross.latency, TARGET_CROSS_THROUGHPUT_RATIO) : undefined;
-      return {
-        ...group,
-        comparison,
-        addedCpuUsPerRequest: cpuBeyond(bare, gateway),
-        crossComparison,
-        crossAddedCpuUsPerRequest: cpuBeyond(bare, cross),
-        cacheComparison: gateway && cached ? compareCache(gateway, cached, gateway.latency, cached.latency) : undefined,
-        baselineComparison: gateway && baseline ? compareBaseline(gateway, baseline) : undefined,
-      };
-    }),
+    cpu: verdict(`≤ ${ratioTarget.toFixed(1)}×`, ratio === undefined ? undefined : ok && ratio <= ratioTarget),
+    p99: verdict(`≤ bare + ${allowance} ms`, g === undefined || b === undefined ? undefined : ok && g.p99Ms <= b.p99Ms + allowance),
+    rss: verdict(rssLimit === undefined ? "≤ floor + 100 MB" : `≤ ${Math.round(rssLimit / (KB * KB))} MB`, rssLimit === undefined || peak === undefined ? undefined : peak <= rssLimit),
   };
+}
+
+function buildPaths(folded: ReadonlyMap<string, { scenario: Scenario; outcome: ScenarioOutcome }>, rssLimit: number | undefined): PathRow[] {
+  const rows: PathRow[] = [];
+  const numbers = (id: string): TargetNumbers | undefined => {
+    const entry = folded.get(id);
+    return entry ? { scenarioId: id, load: entry.outcome.load, single: entry.outcome.single } : undefined;
+  };
+  for (const { scenario } of folded.values()) {
+    if (scenario.kind !== "path") continue;
+    const kind = pathKind(scenario.target, scenario.mode);
+    if (kind === undefined) continue;
+    const { format, mode } = scenario;
+    const gateway = numbers(scenario.id)!;
+    const bare = numbers(`${format}/${mode}/bare`);
+    const direct = numbers(`${format}/${mode}/direct`);
+    const g = gateway.load?.cpuUsPerRequest;
+    const b = bare?.load?.cpuUsPerRequest;
+    rows.push({
+      id: scenario.id,
+      kind,
+      format,
+      mode,
+      upstreamApi: scenario.target === "cross" ? CROSS_TIERS[format].api : format,
+      gateway,
+      bare,
+      direct,
+      cpuRatio: g !== undefined && b !== undefined ? g / b : undefined,
+      cpuBeyondBareUs: beyond(b, g),
+      verdicts: kind === "cached" || kind === "baseline" ? undefined : judgePath(kind, gateway, bare, rssLimit),
+    });
+  }
+  // The issue's order: same-format JSON, same-format stream, translated JSON, translated stream, then the extras.
+  const order: readonly PathRow["kind"][] = ["same-json", "same-stream", "translated-json", "translated-stream", "cached", "baseline"];
+  return rows.sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
+}
+
+function buildBodies(folded: ReadonlyMap<string, { scenario: Scenario; outcome: ScenarioOutcome }>): BodyRow[] {
+  const single = (caseId: string, target: BenchTarget): PassResult | undefined => folded.get(`body/${caseId}/${target}`)?.outcome.single;
+  const present = BODY_CASES.filter((c) => folded.has(`body/${c.id}/gateway`));
+  const bytesOf = (caseId: string): number => Buffer.byteLength(folded.get(`body/${caseId}/gateway`)!.scenario.body);
+  const small = present.find((c) => c.targetBytes === 0);
+  const cpuOf = (caseId: string): number | undefined => single(caseId, "gateway")?.cpuUsPerRequest;
+  const slopeBetween = (from: string, to: string): number | undefined => {
+    const a = cpuOf(from);
+    const b = cpuOf(to);
+    return a === undefined || b === undefined ? undefined : (b - a) / ((bytesOf(to) - bytesOf(from)) / KB);
+  };
+  return present.map((c) => {
+    const direct = single(c.id, "direct");
+    const bare = single(c.id, "bare");
+    const gateway = single(c.id, "gateway");
+    const addedP50Ms = direct && gateway ? gateway.p50Ms - direct.p50Ms : undefined;
+    const target = BODY_ADDED_P50_TARGETS_MS[c.id];
+    const slopeUsPerKb = small && c.id !== small.id ? slopeBetween(small.id, c.id) : undefined;
+    // The 1 MB text body: the slope beyond 100 KB against the slope up to it.
+    const linear =
+      c.id === "1m" && small && present.some((p) => p.id === "100k")
+        ? (() => {
+            const first = slopeBetween(small.id, "100k");
+            const second = slopeBetween("100k", "1m");
+            return verdict(`100 KB→1 MB slope ≤ ${BODY_SLOPE_TOLERANCE}× the slope up to 100 KB`, first === undefined || second === undefined ? undefined : second <= first * BODY_SLOPE_TOLERANCE);
+          })()
+        : undefined;
+    return {
+      caseId: c.id,
+      label: c.label,
+      bytes: bytesOf(c.id),
+      direct,
+      bare,
+      gateway,
+      addedP50Ms,
+      cpuBeyondBareUs: beyond(bare?.cpuUsPerRequest, gateway?.cpuUsPerRequest),
+      slopeUsPerKb,
+      addedP50: target === undefined ? undefined : verdict(`≤ ${target} ms`, addedP50Ms === undefined ? undefined : clean(direct, gateway) && addedP50Ms <= target),
+      slope: linear,
+    };
+  });
+}
+
+function buildLongStreams(
+  folded: ReadonlyMap<string, { scenario: Scenario; outcome: ScenarioOutcome }>,
+  events: Readonly<Record<string, number>>,
+): LongStreamRow[] {
+  const formats = [...new Set([...folded.values()].filter((e) => e.scenario.kind === "long-stream").map((e) => e.scenario.format))];
+  return formats.map((format) => {
+    const load = (target: BenchTarget): PassResult | undefined => folded.get(`long-stream/${format}/${target}`)?.outcome.load;
+    const bare = load("bare");
+    const cross = load("cross");
+    const gateway = load("gateway");
+    const count = events[`long-stream/${format}/cross`];
+    const perEvent = (row: PassResult | undefined, n: number | undefined): number | undefined => {
+      const extra = beyond(bare?.cpuUsPerRequest, row?.cpuUsPerRequest);
+      return extra === undefined || n === undefined || n === 0 ? undefined : extra / n;
+    };
+    const crossUsPerEvent = perEvent(cross, count);
+    return {
+      format,
+      upstreamApi: CROSS_TIERS[format].api,
+      events: count,
+      bare,
+      cross,
+      gateway,
+      crossUsPerEvent,
+      sameUsPerEvent: perEvent(gateway, events[`long-stream/${format}/gateway`]),
+      verdict: verdict(`≤ ${LONG_STREAM_US_PER_EVENT} µs/event`, crossUsPerEvent === undefined ? undefined : clean(bare, cross) && crossUsPerEvent <= LONG_STREAM_US_PER_EVENT),
+    };
+  });
+}
+
+/** The limit on the gateway's RSS under load: absolute on Postgres, above the measured floor on PGlite. */
+export function rssLimitOf(database: BenchMeta["database"], floor: PgliteFloor | undefined): number | undefined {
+  if (database === "postgres") return POSTGRES_RSS_LIMIT_BYTES;
+  return floor === undefined ? undefined : floor.afterInsertsRssBytes + PGLITE_RSS_ALLOWANCE_BYTES;
+}
+
+function buildMemory(meta: BenchMeta, memory: MemoryInputs | undefined, paths: readonly PathRow[], rssLimit: number | undefined): MemorySection | undefined {
+  const peaks = paths.filter((p) => p.kind !== "baseline").flatMap((p) => [p.gateway.load?.peakRssBytes, p.gateway.single?.peakRssBytes]).filter((v): v is number => v !== undefined);
+  const gatewayPeakRssBytes = peaks.length > 0 ? Math.max(...peaks) : undefined;
+  if (!memory && gatewayPeakRssBytes === undefined) return undefined;
+  const rssTarget = meta.database === "postgres" ? `≤ ${POSTGRES_RSS_LIMIT_BYTES / (KB * KB)} MB` : `≤ floor + ${PGLITE_RSS_ALLOWANCE_BYTES / (KB * KB)} MB`;
+  const first = memory?.firstStartPeakBytes;
+  return {
+    ...memory,
+    gatewayPeakRssBytes,
+    rssLimitBytes: rssLimit,
+    rss: verdict(rssTarget, rssLimit === undefined || gatewayPeakRssBytes === undefined ? undefined : gatewayPeakRssBytes <= rssLimit),
+    firstStart: verdict(`≤ ${FIRST_START_LIMIT_BYTES / (KB * KB)} MB`, first === undefined ? undefined : first <= FIRST_START_LIMIT_BYTES),
+  };
+}
+
+/** The cost rows each path's request goes through once. */
+const SHARED_PARTS = ["auth", "limits", "usage-row", "request-log", "metrics"] as const;
+const ANSWER_PART: Readonly<Record<PathKind, string>> = {
+  "same-json": "same-format-json",
+  "same-stream": "same-format-stream",
+  "translated-json": "translation-json",
+  "translated-stream": "translation-stream",
+};
+
+function buildBudget(paths: readonly PathRow[], costs: readonly CostRow[] | undefined): BudgetRow[] {
+  if (!costs || costs.length === 0) return [];
+  const byId = new Map(costs.map((c) => [c.id, c]));
+  const rows: BudgetRow[] = [];
+  for (const path of paths) {
+    if (path.kind === "cached" || path.kind === "baseline") continue;
+    const ids = [...SHARED_PARTS, `body-check/${path.format}`, `routing/${path.format}`, `cache/${path.format}`, `${ANSWER_PART[path.kind]}/${path.format}`];
+    const parts = ids.flatMap((id) => {
+      const row = byId.get(id);
+      return row ? [{ id, part: row.part, meanUs: row.meanUs }] : [];
+    });
+    // Only a budget of every part: a missing one would make the rest look bigger than it is.
+    if (parts.length !== ids.length) continue;
+    const partsUs = parts.reduce((sum, p) => sum + p.meanUs, 0);
+    rows.push({
+      rowId: path.id,
+      kind: path.kind,
+      format: path.format,
+      parts,
+      partsUs,
+      beyondBareUs: path.cpuBeyondBareUs,
+      restUs: path.cpuBeyondBareUs === undefined ? undefined : path.cpuBeyondBareUs - partsUs,
+    });
+  }
+  return rows;
+}
+
+function summarise(report: Omit<BenchReport, "summary">): BenchReport["summary"] {
+  const verdicts: Verdict[] = [
+    ...report.paths.flatMap((p) => (p.verdicts ? [p.verdicts.cpu, p.verdicts.p99, p.verdicts.rss] : [])),
+    ...report.bodies.flatMap((b) => [b.addedP50, b.slope].filter((v): v is Verdict => v !== undefined)),
+    ...report.longStreams.map((l) => l.verdict),
+    // The RSS limit is judged on each path row; the first start once.
+    ...(report.memory ? [report.memory.firstStart] : []),
+  ];
+  const judged = verdicts.filter((v) => v.pass !== undefined);
+  return { met: judged.filter((v) => v.pass === true).length, judged: judged.length };
+}
+
+/** Folds each scenario's rounds (medians), builds the report's sections and judges them against the issue's targets. */
+export function buildReport(inputs: BenchInputs): BenchReport {
+  const folded = new Map<string, { scenario: Scenario; outcome: ScenarioOutcome }>();
+  for (const { scenario, rounds } of inputs.measured) {
+    if (rounds.length > 0) folded.set(scenario.id, { scenario, outcome: medianOfRounds(rounds) });
+  }
+  const rssLimit = rssLimitOf(inputs.meta.database, inputs.memory?.floor);
+  const paths = buildPaths(folded, rssLimit);
+  const report = {
+    meta: inputs.meta,
+    paths,
+    bodies: buildBodies(folded),
+    longStreams: buildLongStreams(folded, inputs.longStreamEvents ?? {}),
+    memory: buildMemory(inputs.meta, inputs.memory, paths, rssLimit),
+    costs: inputs.costs,
+    budget: buildBudget(paths, inputs.costs),
+    openStreams: inputs.openStreams,
+  };
+  return { ...report, summary: summarise(report) };
 }

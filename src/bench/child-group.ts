@@ -17,6 +17,8 @@ export interface ChildGroup {
   spawn(name: string, cmd: string[], env: Record<string, string | undefined>, options?: { server?: boolean }): Child;
   /** Throws, with its output, if a child that should still serve has exited (e.g. crashed under load). */
   assertAlive(): void;
+  /** SIGTERM one child (SIGKILL after `graceMs`) and wait for it; it is no longer checked by `assertAlive`. */
+  stop(child: Child, graceMs?: number): Promise<void>;
   /** SIGTERM everything still running, SIGKILL what has not exited after `graceMs`. Idempotent. */
   stopAll(graceMs?: number): Promise<void>;
 }
@@ -76,6 +78,16 @@ export function createChildGroup(): ChildGroup {
       children.push(child);
       if (options.server) servers.add(child);
       return child;
+    },
+    async stop(child, graceMs = 10_000) {
+      servers.delete(child);
+      if (child.proc.exitCode !== null || child.proc.signalCode !== null) return;
+      child.proc.kill("SIGTERM");
+      const timeout = new Promise<"timeout">((resolve) => setTimeout(resolve, graceMs, "timeout").unref());
+      if ((await Promise.race([child.exited, timeout])) === "timeout") {
+        child.proc.kill("SIGKILL");
+        await child.exited;
+      }
     },
     async stopAll(graceMs = 3000) {
       const running = children.filter((c) => c.proc.exitCode === null && c.proc.signalCode === null);

@@ -1,75 +1,131 @@
 /**
- * The bench's cost section: the gateway's own modules timed in-process, called the way a request
- * calls them, on the bench's gateway config. No network and no upstream, so the numbers are the
- * modules' CPU per request, free of the load generator and of the other processes.
+ * The bench's cost section: each part of a request timed in-process, called the way a request
+ * calls it, on the bench's gateway config and the run's database and Redis. No network to the
+ * client and no load generator, so the numbers are the parts' own CPU per request: the budget the
+ * path rows' CPU per request is spent on.
  */
 
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { TSchema } from "@sinclair/typebox";
+import { createAccountStore } from "../accounts/account-store.ts";
+import { createKeyAuthenticator } from "../accounts/create-key-authenticator.ts";
 import type { PlanLimits } from "../canonical/plans.ts";
-import { buildResponseCacheKey } from "../cache/build-response-cache-key.ts";
+import { buildResponseCacheKey, readCacheControl } from "../cache/build-response-cache-key.ts";
 import { createResponseCache, type StoredEntry } from "../cache/create-response-cache.ts";
 import { createShardedLru } from "../cache/create-sharded-lru.ts";
 import type { CanonicalResponse } from "../canonical/response.ts";
+import type { WireFormat } from "../canonical/wire-format.ts";
 import { loadConfig } from "../config/load-config.ts";
 import type { Config } from "../config/schema.ts";
+import type { Database } from "../db/client.ts";
+import { ChatRequestSchema } from "../formats/chat/schema.ts";
+import { checkApiRules } from "../formats/check-api-rules.ts";
 import { CLIENT_FORMATS } from "../formats/client-formats.ts";
+import { compileBodyCheck } from "../formats/compile-body-check.ts";
+import { MessagesRequestSchema } from "../formats/messages/schema.ts";
+import { ResponsesRequestSchema } from "../formats/responses/schema.ts";
 import { createLimiter } from "../limits/create-limiter.ts";
 import type { LimitSubject } from "../limits/limiter.ts";
 import { createMetrics } from "../ops/create-metrics.ts";
 import { createRequestLog } from "../ops/create-request-log.ts";
+import { authenticateRequest } from "../pipeline/authenticate-request.ts";
+import { decodeRawAnswer } from "../pipeline/decode-raw-answer.ts";
+import { newRequestId } from "../pipeline/new-request-id.ts";
 import type { RequestRecord } from "../canonical/request-record.ts";
+import { createRedisLink, type RedisLink } from "../redis/create-redis-link.ts";
 import { createMemoryPinStore } from "../routing/create-memory-pin-store.ts";
 import { createRouting, type Routing } from "../routing/create-routing.ts";
 import { decideRoute } from "../routing/decide-route.ts";
-import type { PinStore } from "../routing/pin-store.ts";
 import { readSessionId } from "../routing/read-session-id.ts";
-import { buildBenchConfig, SAME_FORMAT_TIER } from "./build-bench-config.ts";
-import { decodeRawAnswer } from "../pipeline/decode-raw-answer.ts";
+import { startSim, type SimServer } from "../sim/start-sim.ts";
+import { UPSTREAM_ADAPTERS } from "../upstream/adapters.ts";
+import { createEventFramer } from "../upstream/passthrough/create-event-framer.ts";
+import { createEventInspector } from "../upstream/passthrough/create-event-inspector.ts";
+import { createModelRewriter, rewriteModel } from "../upstream/passthrough/create-model-rewriter.ts";
+import { forEachEvent } from "../upstream/passthrough/for-each-event.ts";
+import { sniffUsage } from "../upstream/passthrough/sniff-usage.ts";
+import { SET_EFFORT } from "../upstream/set-effort.ts";
+import { createSseSplitter } from "../upstream/sse/create-sse-splitter.ts";
+import { createUsageObserver } from "../usage/create-usage-observer.ts";
+import { createUsageStore } from "../usage/create-usage-store.ts";
+import { createUsageWriter } from "../usage/create-usage-writer.ts";
+import { BENCH_EFFORT, BENCH_MODELS, buildBenchConfig, CROSS_TIERS, SAME_FORMAT_TIER } from "./build-bench-config.ts";
+import { buildConversationBody } from "./build-conversation-body.ts";
 import { measureCallCost, type CallCostOptions } from "./measure-call-cost.ts";
-import { FORMATS, type BenchFormat } from "./scenarios.ts";
+import { asForwarded, FORMATS, LONG_STREAM_WORDS, type BenchFormat } from "./scenarios.ts";
 
-/** The issues' targets for the modules' own cost per request, µs at p50. */
+/** Targets an earlier issue set for two parts, µs at p50. */
 export const TARGET_ROUTING_P50_US = 50;
-export const TARGET_LIMITS_CACHE_P50_US = 30;
+export const TARGET_LIMITS_P50_US = 30;
+
+/** The parts of a request the issue names, so the budget reads part by part. */
+export type CostPart =
+  | "auth"
+  | "body check"
+  | "limits"
+  | "routing"
+  | "cache key + store"
+  | "usage row"
+  | "request log"
+  | "metrics"
+  | "same-format answer"
+  | "translation";
 
 export interface CostRow {
   readonly id: string;
+  readonly part: CostPart;
   readonly label: string;
-  readonly p50Us: number;
-  readonly p99Us: number;
+  /** CPU µs per call (the process's, every thread): what the part adds to a request's CPU on average, GC included. */
+  readonly meanUs: number;
+  /** Per call; undefined where calls are not timed one by one (the usage row is process CPU over many). */
+  readonly p50Us: number | undefined;
+  readonly p99Us: number | undefined;
   readonly calls: number;
-  /** The p50 target, when the issues set one for this row. */
+  /** The p50 target, where an issue set one for this part. */
   readonly targetP50Us: number | undefined;
-  /** What the row's calls saw (e.g. the decision's source), so a reader can tell the path taken. */
+  /** What the calls saw (the decision's source, the backend), so a reader can tell the path taken. */
   readonly note: string;
   readonly sink: number;
 }
 
-export const DEFAULT_COST_OPTIONS: CallCostOptions = { warmup: 5_000, iterations: 20_000, rounds: 5 };
+export interface CostOptions {
+  /** The run's database, opened (and migrated) by the caller. */
+  readonly database: Database;
+  /** The run's Redis, when it has one: limits go through it, as the gateway's do. */
+  readonly redisUrl?: string | undefined;
+  /** The client formats whose per-format parts are timed. */
+  readonly formats: readonly BenchFormat[];
+  readonly calls?: CallCostOptions | undefined;
+}
 
-const ACCOUNT = "acct_bench_costs";
-const ENTERPRISE: PlanLimits = { requestsPerMinute: null, concurrentRequests: null, tokensPerMonth: null };
-// Every limit checked on each call; the rpm cap is high enough that a tight loop is never refused.
-const CAPPED: PlanLimits = { requestsPerMinute: 1_000_000, concurrentRequests: 16, tokensPerMonth: 1_000_000_000_000 };
+export const QUICK_COST_CALLS: CallCostOptions = { warmup: 2_000, iterations: 10_000, rounds: 3 };
+export const FULL_COST_CALLS: CallCostOptions = { warmup: 5_000, iterations: 20_000, rounds: 5 };
+/** For the parts that take milliseconds a call (a 1 MB body, a 2,000-event stream). */
+const heavy = (calls: CallCostOptions): CallCostOptions => ({ warmup: Math.min(calls.warmup, 30), iterations: Math.max(10, Math.round(calls.iterations / 50)), rounds: calls.rounds });
+
+const CAPPED: PlanLimits = { requestsPerMinute: 100_000_000, concurrentRequests: 100_000, tokensPerMonth: 1_000_000_000_000_000 };
+
+const CHECK_BODY: Readonly<Record<WireFormat, (body: unknown) => unknown>> = {
+  messages: compileBodyCheck(MessagesRequestSchema),
+  chat: compileBodyCheck(ChatRequestSchema),
+  responses: compileBodyCheck(ResponsesRequestSchema as TSchema),
+};
 
 /** The gateway's Config for the bench's config file, read the way the gateway reads it. */
 function loadBenchConfig(): Config {
   const dir = mkdtempSync(join(tmpdir(), "routelane-bench-costs-"));
   try {
     const path = join(dir, "routelane.bench.json");
-    writeFileSync(path, JSON.stringify(buildBenchConfig("http://127.0.0.1:9")));
+    writeFileSync(path, JSON.stringify({ ...buildBenchConfig("http://127.0.0.1:9"), redis: { keyPrefix: `routelane-bench-costs-${process.pid}:` } }));
     return loadConfig({ ROUTELANE_CONFIG: path, ROUTELANE_DATA_DIR: join(dir, "data") });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** A first turn of a new conversation: the pin store never has one, so only the decision cache is warm. */
-const NO_PINS: PinStore = { kind: "memory", get: () => null, set: () => {}, close: async () => {} };
-
-// The size of a simulated answer with thinking: what the cache stores and parses on a hit.
+// The size of a simulated answer with thinking: what the cache stores on a miss.
 const ANSWER: CanonicalResponse = {
   id: "msg_bench_0001",
   model: "sim-all",
@@ -81,116 +137,122 @@ const ANSWER: CanonicalResponse = {
   usage: { inputTokens: 61, outputTokens: 256, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 64 },
 };
 
-function benchRequest(format: BenchFormat): { body: Record<string, unknown>; headers: Headers } {
-  return { body: FORMATS[format].body(SAME_FORMAT_TIER, false), headers: new Headers({ "content-type": "application/json" }) };
+const headersOf = (format: BenchFormat, key: string): Headers =>
+  new Headers(format === "messages" ? { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" } : { "content-type": "application/json", authorization: `Bearer ${key}` });
+
+interface Timed {
+  readonly id: string;
+  readonly part: CostPart;
+  readonly label: string;
+  readonly call: () => number | Promise<number>;
+  readonly calls?: CallCostOptions;
+  readonly targetP50Us?: number;
+  readonly note?: string;
 }
 
-/** Decode + decide (+ pin, as the pipeline does once the answer is committed). */
-function routingCall(routing: Routing, format: BenchFormat, pin: boolean): () => Promise<number> {
-  const { body, headers } = benchRequest(format);
-  const principal = { accountId: ACCOUNT };
-  return async () => {
-    const request = CLIENT_FORMATS[format].decodeRequest(body).value;
-    const decision = await decideRoute(routing, { principal, tier: SAME_FORMAT_TIER, request, format, sessionId: readSessionId(headers, request) });
-    if (pin) await decision.recordOutcome(decision.modelName);
-    return decision.modelName.length + (decision.cached ? 1 : 0);
+async function time(rows: CostRow[], options: CallCostOptions, timed: Timed): Promise<void> {
+  const cost = await measureCallCost(timed.call, timed.calls ?? options);
+  rows.push({ id: timed.id, part: timed.part, label: timed.label, ...cost, targetP50Us: timed.targetP50Us, note: timed.note ?? "" });
+}
+
+/** Upstream answers the parts read, fetched once from an in-process sim: the same bytes the gateway gets in the bench. */
+async function fetchAnswer(sim: SimServer, api: WireFormat, body: Record<string, unknown>): Promise<Uint8Array[]> {
+  const response = await fetch(sim.url + FORMATS[api].path, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(api === "messages" ? { "anthropic-version": "2023-06-01" } : {}) },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok || !response.body) throw new Error(`bench costs: the sim answered ${response.status} on ${api}`);
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of response.body) chunks.push(chunk);
+  return chunks;
+}
+
+/** One chunk per event, as an upstream that flushes each event sends them (the framer's worst case). */
+function perEvent(chunks: readonly Uint8Array[]): Uint8Array[] {
+  const text = Buffer.concat(chunks).toString("utf8");
+  return text
+    .split("\n\n")
+    .filter((block) => block.trim() !== "")
+    .map((block) => Buffer.from(`${block}\n\n`));
+}
+
+/** Same-format: each event read once as it passes (framer, walk, inspector) and `model` rewritten. */
+function sameFormatStream(format: BenchFormat, chunks: readonly Uint8Array[]): () => number {
+  return () => {
+    const framer = createEventFramer(1 << 20);
+    const inspector = createEventInspector(format, false);
+    const rewriter = createModelRewriter(BENCH_MODELS.all, SAME_FORMAT_TIER);
+    let events = 0;
+    for (const chunk of chunks) {
+      const bytes = framer.push(chunk);
+      forEachEvent(bytes, (event) => {
+        if (event.data !== undefined && inspector.step(event.name, event.data) !== "malformed") events++;
+        return true;
+      });
+      rewriter.push(bytes);
+    }
+    return events + rewriter.flush().length;
   };
 }
 
-async function describeDecision(routing: Routing, format: BenchFormat): Promise<string> {
-  const { body, headers } = benchRequest(format);
-  const request = CLIENT_FORMATS[format].decodeRequest(body).value;
-  const d = await decideRoute(routing, { principal: { accountId: ACCOUNT }, tier: SAME_FORMAT_TIER, request, format, sessionId: readSessionId(headers, request) });
-  return `source ${d.source}, decision cache ${d.cached ? "hit" : "miss"}`;
-}
-
-async function routingRows(config: Config, options: CallCostOptions): Promise<CostRow[]> {
-  const rows: CostRow[] = [];
-  const pinned = createRouting({ config, pins: createMemoryPinStore(config.routing.conversations.maxPins) });
-  const firstTurn = createRouting({ config, pins: NO_PINS });
-  for (const format of ["messages", "chat", "responses"] as const) {
-    for (const [routing, pin, kind] of [
-      [pinned, true, "pinned conversation, decide + pin"],
-      [firstTurn, false, "new conversation, decide"],
-    ] as const) {
-      const cost = await measureCallCost(routingCall(routing, format, pin), options);
-      rows.push({
-        id: `routing/${format}/${pin ? "pinned" : "first-turn"}`,
-        label: `warm routing · ${format} · ${kind} (decode included)`,
-        ...cost,
-        targetP50Us: TARGET_ROUTING_P50_US,
-        note: await describeDecision(routing, format),
-      });
+/** Translated: the request encoded for the upstream API, the answer decoded and encoded in the client's. */
+function translation(format: BenchFormat, body: Record<string, unknown>, answer: readonly Uint8Array[], stream: boolean, config: Config): () => number {
+  const api = CROSS_TIERS[format].api;
+  const modelName = api === "chat" ? BENCH_MODELS.chat : BENCH_MODELS.messages;
+  const model = config.models[modelName]!;
+  const adapter = UPSTREAM_ADAPTERS[api];
+  const client = CLIENT_FORMATS[format];
+  const canonical = client.decodeRequest(body).value;
+  const encode = { model: CROSS_TIERS[format].tier, created: 1_790_000_000, includeUsage: true };
+  const bytes = Buffer.concat(answer);
+  return () => {
+    const upstream = adapter.encodeRequest(canonical, { upstreamModelId: modelName, model }).value;
+    SET_EFFORT[api](upstream, BENCH_EFFORT, model);
+    let out = JSON.stringify(upstream).length;
+    if (!stream) {
+      const decoded = adapter.decodeResponse(JSON.parse(bytes.toString("utf8")));
+      return out + JSON.stringify(client.encodeResponse(decoded.value, encode)).length;
     }
-  }
-  await pinned.close();
-  await firstTurn.close();
-  return rows;
+    const splitter = createSseSplitter(1 << 20);
+    let decoder = adapter.stream.initial();
+    let encoder = client.stream.initial(encode);
+    for (const chunk of answer) {
+      for (const event of splitter.push(chunk)) {
+        const [next, events] = adapter.stream.step(decoder, event);
+        decoder = next;
+        for (const canonicalEvent of events) {
+          const [state, text] = client.stream.step(encoder, canonicalEvent);
+          encoder = state;
+          out += text.length;
+        }
+      }
+    }
+    for (const canonicalEvent of adapter.stream.end(decoder)) out += client.stream.step(encoder, canonicalEvent)[1].length;
+    return out;
+  };
 }
 
-async function limitsCacheRows(config: Config, options: CallCostOptions): Promise<CostRow[]> {
-  const limiter = createLimiter({ config: { redis: config.redis }, log: () => {} });
-  const settings = config.responseCache;
-  const cache = createResponseCache({
-    ttlMs: settings.ttlMs,
-    decodeRaw: decodeRawAnswer,
-    lru: createShardedLru<StoredEntry>({ maxBytes: settings.maxBytes, ttlMs: settings.ttlMs, shards: settings.shards }),
-  });
-  const body = FORMATS.chat.body(SAME_FORMAT_TIER, false);
-  const hitKey = buildResponseCacheKey(ACCOUNT, "chat", body);
-  cache.put(hitKey, ANSWER, { "x-router-model": "sim-all" });
-  // A miss needs a key never seen: one field of the body changes per call (the rest is the same request).
-  const missBody: Record<string, unknown> = { ...body };
-  let counter = 0;
-  const rows: CostRow[] = [];
-  for (const [id, name, limits] of [
-    ["uncapped", "no caps (bench account)", ENTERPRISE],
-    ["capped", "rpm + concurrency + month caps", CAPPED],
-  ] as const) {
-    const subject: LimitSubject = { accountId: `${ACCOUNT}_${id}`, plan: "Enterprise", limits };
-    const acquire = async (): Promise<{ release(): void; n: number }> => {
-      const pending = limiter.acquire(subject);
-      const decision = pending instanceof Promise ? await pending : pending;
-      if (!decision.ok) throw new Error(`bench costs: the limiter refused (${decision.error.message})`);
-      return { release: () => decision.lease.release(), n: Object.keys(decision.lease.headers).length };
-    };
-    const hit = async (): Promise<number> => {
-      const lease = await acquire();
-      const key = buildResponseCacheKey(ACCOUNT, "chat", body);
-      const pending = cache.get(key);
-      const answer = pending instanceof Promise ? await pending : pending;
-      lease.release();
-      return lease.n + (answer ? answer.response.content.length : 0);
-    };
-    const miss = async (): Promise<number> => {
-      const lease = await acquire();
-      missBody.user = `u${counter++}`;
-      const key = buildResponseCacheKey(ACCOUNT, "chat", missBody);
-      const pending = cache.get(key);
-      const answer = pending instanceof Promise ? await pending : pending;
-      if (!answer) cache.put(key, ANSWER, { "x-router-model": "sim-all" });
-      lease.release();
-      return lease.n + (answer ? 1 : 0) + key.length;
-    };
-    rows.push(
-      { id: `limits-cache/${id}/hit`, label: `limits + cache · ${name} · acquire, key, hit (parse), release`, ...(await measureCallCost(hit, options)), targetP50Us: TARGET_LIMITS_CACHE_P50_US, note: `limiter ${limiter.backend}` },
-      { id: `limits-cache/${id}/miss`, label: `limits + cache · ${name} · acquire, key, miss, store, release`, ...(await measureCallCost(miss, options)), targetP50Us: TARGET_LIMITS_CACHE_P50_US, note: `limiter ${limiter.backend}` },
-    );
-  }
-  await limiter.close();
-  return rows;
+function routingCall(routing: Routing, format: BenchFormat, body: Record<string, unknown>, headers: Headers): () => Promise<number> {
+  const principal = { accountId: "acct_bench_costs" };
+  return async () => {
+    const request = CLIENT_FORMATS[format].decodeRequest(body).value;
+    const decision = await decideRoute(routing, { principal, tier: SAME_FORMAT_TIER, request, format, sessionId: readSessionId(headers, request) });
+    await decision.recordOutcome(decision.modelName);
+    return decision.modelName.length + (decision.cached ? 1 : 0);
+  };
 }
 
 // A finished same-format JSON request as the pipeline reports it.
 const RECORD: RequestRecord = {
   requestId: "req_0123456789abcdef01234567",
   startedAt: 1_790_000_000_000,
-  endpoint: "chat",
+  endpoint: "messages",
   stream: false,
-  accountId: ACCOUNT,
+  accountId: "acct_bench_costs",
   plan: "Enterprise",
   tier: "normal",
-  model: "sim-all",
+  model: BENCH_MODELS.all,
   effort: "medium",
   source: "sticky",
   taskClass: "debug",
@@ -205,33 +267,205 @@ const RECORD: RequestRecord = {
   warnings: [],
 };
 
-/** The per-request observers: the request log line and the metrics, as each finished request calls them. */
-async function observerRows(config: Config, options: CallCostOptions): Promise<CostRow[]> {
-  const dir = mkdtempSync(join(tmpdir(), "routelane-bench-log-"));
-  const log = createRequestLog({ level: "info", destination: join(dir, "requests.log"), logBodies: false });
-  const metrics = createMetrics(() => config);
-  try {
-    const logCost = await measureCallCost(() => {
-      log.observe(RECORD);
-      return 1;
-    }, options);
-    const metricsCost = await measureCallCost(() => {
-      metrics.observe(RECORD);
-      metrics.cacheLookup("decision", true);
-      return 1;
-    }, options);
-    await log.flush();
-    return [
-      { id: "observers/request-log", label: "request log · one line (pino, async file destination)", ...logCost, targetP50Us: undefined, note: "" },
-      { id: "observers/metrics", label: "metrics · observe + decision-cache lookup count", ...metricsCost, targetP50Us: undefined, note: "" },
-    ];
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+/**
+ * The usage row: the observer (price, row) and the writer's batched insert into the run's
+ * database. Inserts run on another thread (PGlite's) or in Postgres, so this part is the process's
+ * CPU (every thread) over many rows, not per-call timing.
+ */
+async function usageRow(database: Database, config: Config, calls: CallCostOptions): Promise<CostRow> {
+  const writer = createUsageWriter({ store: createUsageStore(database), ...config.usage });
+  const observe = createUsageObserver({ writer, models: config.models });
+  const write = async (rows: number): Promise<void> => {
+    for (let i = 0; i < rows; i++) {
+      observe({ ...RECORD, requestId: newRequestId() });
+      // As under load: a batch goes out once it has filled, while more rows arrive.
+      if ((i + 1) % config.usage.batchRows === 0) await writer.flush();
+    }
+    await writer.flush();
+  };
+  await write(Math.min(calls.warmup, 2_000));
+  const rows = calls.iterations * calls.rounds;
+  const before = process.cpuUsage();
+  await write(rows);
+  const used = process.cpuUsage(before);
+  await writer.close();
+  return {
+    id: "usage-row",
+    part: "usage row",
+    label: `usage row · observer + batched insert (${config.usage.batchRows} a batch), all threads`,
+    meanUs: (used.user + used.system) / rows,
+    p50Us: undefined,
+    p99Us: undefined,
+    calls: rows,
+    targetP50Us: undefined,
+    note: database.kind === "pglite" ? "PGlite, in the process" : "Postgres, the client side only",
+    sink: rows,
+  };
 }
 
-/** Every cost row: warm routing per format, limits + cache on the in-process backend, the observers. */
-export async function measureModuleCosts(options: CallCostOptions = DEFAULT_COST_OPTIONS): Promise<CostRow[]> {
+/** Every part: the shared ones once, the per-format ones for each format of the run, and the big bodies' scaling. */
+export async function measureModuleCosts(options: CostOptions): Promise<CostRow[]> {
+  const calls = options.calls ?? QUICK_COST_CALLS;
   const config = loadBenchConfig();
-  return [...(await routingRows(config, options)), ...(await limitsCacheRows(config, options)), ...(await observerRows(config, options))];
+  const rows: CostRow[] = [];
+  const { database } = options;
+  const link: RedisLink | undefined = options.redisUrl ? createRedisLink({ url: options.redisUrl }) : undefined;
+  const sim = await startSim({ port: 0 });
+  const { key } = (await createAccountStore(database).createAccount({ plan: "Enterprise" })).key;
+  const authenticator = await createKeyAuthenticator({ database, ttlMs: config.keyCacheTtlMs });
+  const limiter = createLimiter({ config, redis: link, log: () => {} });
+  const routing = createRouting({ config, pins: createMemoryPinStore(config.routing.conversations.maxPins) });
+  const cache = createResponseCache({
+    ttlMs: config.responseCache.ttlMs,
+    decodeRaw: decodeRawAnswer,
+    lru: createShardedLru<StoredEntry>({ maxBytes: config.responseCache.maxBytes, ttlMs: config.responseCache.ttlMs, shards: config.responseCache.shards }),
+  });
+  const logDir = mkdtempSync(join(tmpdir(), "routelane-bench-log-"));
+  const log = createRequestLog({ level: "info", destination: join(logDir, "requests.log"), logBodies: false });
+  const metrics = createMetrics(() => config);
+  try {
+    const authHeaders = headersOf("messages", key);
+    await time(rows, calls, {
+      id: "auth",
+      part: "auth",
+      label: "auth · key from the header, hashed, resolved from memory",
+      call: async () => (await authenticateRequest(authHeaders, authenticator)).accountId.length,
+    });
+    const subject: LimitSubject = { accountId: "acct_bench_costs_limits", plan: "Enterprise", limits: CAPPED };
+    await time(rows, calls, {
+      id: "limits",
+      part: "limits",
+      label: "limits · acquire (rpm, concurrency, month) + release",
+      targetP50Us: TARGET_LIMITS_P50_US,
+      note: `limiter ${limiter.backend}`,
+      call: async () => {
+        const pending = limiter.acquire(subject);
+        const decision = pending instanceof Promise ? await pending : pending;
+        if (!decision.ok) throw new Error(`bench costs: the limiter refused (${decision.error.message})`);
+        await decision.lease.release();
+        return Object.keys(decision.lease.headers).length + 1;
+      },
+    });
+    rows.push(await usageRow(database, config, calls));
+    await time(rows, calls, { id: "request-log", part: "request log", label: "request log · one line (to a file)", call: () => {
+        log.observe(RECORD);
+        return 1;
+      },
+    });
+    await time(rows, calls, {
+      id: "metrics",
+      part: "metrics",
+      label: "metrics · observe + cache lookups + upstream attempt",
+      call: () => {
+        metrics.observe(RECORD);
+        metrics.cacheLookup("decision", true);
+        metrics.cacheLookup("response", false);
+        metrics.upstreamAttempt(BENCH_MODELS.all, "ok");
+        return 1;
+      },
+    });
+    for (const format of options.formats) {
+      const body = FORMATS[format].body(SAME_FORMAT_TIER, false);
+      const text = JSON.stringify(body);
+      const headers = headersOf(format, key);
+      await time(rows, calls, {
+        id: `body-check/${format}`,
+        part: "body check",
+        label: `body check · ${format} · JSON.parse + schema + API rules`,
+        call: () => {
+          const parsed = JSON.parse(text) as Record<string, unknown>;
+          CHECK_BODY[format](parsed);
+          checkApiRules(format, parsed);
+          return Object.keys(parsed).length;
+        },
+      });
+      await time(rows, calls, {
+        id: `routing/${format}`,
+        part: "routing",
+        label: `routing · ${format} · decode + decide + pin (warm)`,
+        targetP50Us: TARGET_ROUTING_P50_US,
+        call: routingCall(routing, format, body, headers),
+      });
+      let counter = 0;
+      const missBody: Record<string, unknown> = { ...body };
+      await time(rows, calls, {
+        id: `cache/${format}`,
+        part: "cache key + store",
+        label: `cache key + store · ${format} · a miss stored`,
+        call: () => {
+          // A new key each call, as each bench request's answer is stored anew.
+          missBody.metadata = { user_id: `u${counter++}` };
+          const control = readCacheControl(headers);
+          const cacheKey = buildResponseCacheKey("acct_bench_costs", format, missBody);
+          cache.put(cacheKey, ANSWER, { "x-router-model": BENCH_MODELS.all });
+          return cacheKey.length + (control.store ? 1 : 0);
+        },
+      });
+      const forwarded = asForwarded(format, FORMATS[format].body(BENCH_MODELS.all, false));
+      const json = Buffer.concat(await fetchAnswer(sim, format, forwarded));
+      await time(rows, calls, {
+        id: `same-format-json/${format}`,
+        part: "same-format answer",
+        label: `same-format JSON answer · ${format} · model rewrite + usage read`,
+        call: () => rewriteModel(json, BENCH_MODELS.all, SAME_FORMAT_TIER)[1] + (sniffUsage(format, [json])?.outputTokens ?? 0),
+      });
+      const events = perEvent(await fetchAnswer(sim, format, asForwarded(format, FORMATS[format].body(BENCH_MODELS.all, true))));
+      await time(rows, calls, {
+        id: `same-format-stream/${format}`,
+        part: "same-format answer",
+        label: `same-format stream · ${format} · ${events.length} events framed, read, model rewritten`,
+        call: sameFormatStream(format, events),
+      });
+      const api = CROSS_TIERS[format].api;
+      const upstreamBody = (stream: boolean, words?: number): Record<string, unknown> => {
+        const canonical = CLIENT_FORMATS[format].decodeRequest(words === undefined ? FORMATS[format].body(SAME_FORMAT_TIER, stream) : FORMATS[format].body(SAME_FORMAT_TIER, stream, { text: `[sim words=${words}]`, maxTokens: 8_192 })).value;
+        const modelName = api === "chat" ? BENCH_MODELS.chat : BENCH_MODELS.messages;
+        const encoded = UPSTREAM_ADAPTERS[api].encodeRequest(canonical, { upstreamModelId: modelName, model: config.models[modelName]! }).value;
+        SET_EFFORT[api](encoded, BENCH_EFFORT, config.models[modelName]!);
+        return encoded;
+      };
+      await time(rows, calls, {
+        id: `translation-json/${format}`,
+        part: "translation",
+        label: `translation · ${format} → ${api} JSON · request encoded, answer decoded + encoded`,
+        call: translation(format, body, [Buffer.concat(await fetchAnswer(sim, api, upstreamBody(false)))], false, config),
+      });
+      const upstreamEvents = perEvent(await fetchAnswer(sim, api, upstreamBody(true)));
+      await time(rows, calls, {
+        id: `translation-stream/${format}`,
+        part: "translation",
+        label: `translation · ${format} → ${api} stream · ${upstreamEvents.length} events`,
+        call: translation(format, FORMATS[format].body(SAME_FORMAT_TIER, true), upstreamEvents, true, config),
+      });
+      const longEvents = perEvent(await fetchAnswer(sim, api, upstreamBody(true, LONG_STREAM_WORDS)));
+      await time(rows, calls, {
+        id: `translation-long/${format}`,
+        part: "translation",
+        label: `translation · ${format} → ${api} stream · ${longEvents.length} events`,
+        calls: heavy(calls),
+        note: "the long-stream answer",
+        call: translation(format, FORMATS[format].body(SAME_FORMAT_TIER, true), longEvents, true, config),
+      });
+    }
+    // The big conversation's parts that walk the whole body: how they grow with it.
+    const big = buildConversationBody({ targetBytes: 1024 * 1024, images: false, model: SAME_FORMAT_TIER, stream: false, maxTokens: 256 });
+    const bigText = JSON.stringify(big);
+    const bigHeaders = headersOf("messages", key);
+    for (const timed of [
+      { id: "body-check/1m", part: "body check", label: "body check · 1 MB conversation", call: () => Object.keys(CHECK_BODY.messages(JSON.parse(bigText)) as object).length },
+      { id: "routing/1m", part: "routing", label: "routing · 1 MB conversation · decode + decide + pin", call: routingCall(routing, "messages", big, bigHeaders) },
+      { id: "cache/1m", part: "cache key + store", label: "cache key · 1 MB conversation", call: () => buildResponseCacheKey("acct_bench_costs", "messages", big).length },
+    ] satisfies readonly Timed[]) {
+      await time(rows, calls, { ...timed, calls: heavy(calls), note: `${Math.round(bigText.length / 1024)} KB` });
+    }
+    return rows;
+  } finally {
+    await log.flush();
+    rmSync(logDir, { recursive: true, force: true });
+    await limiter.close();
+    await routing.close();
+    await authenticator.close();
+    sim.stop();
+    link?.close();
+  }
 }

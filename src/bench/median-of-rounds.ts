@@ -1,13 +1,8 @@
 import type { LoadResult } from "./load-result.ts";
+import type { PassResult, ScenarioOutcome } from "./run-scenario.ts";
+import type { Pass } from "./scenarios.ts";
 
-export interface Measured {
-  readonly result: LoadResult;
-  readonly cpuUsPerRequest: number | undefined;
-  /** The one-connection pass, when it ran. */
-  readonly latency?: LoadResult | undefined;
-}
-
-function median(values: readonly number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
@@ -18,27 +13,23 @@ function medianOf(values: ReadonlyArray<number | undefined>): number | undefined
   return present.length === 0 ? undefined : median(present);
 }
 
-/**
- * One scenario's rounds folded into one row: the median of each rate and latency (a single run on
- * a shared 2-core machine swings by a fifth), the sum of requests and errors.
- */
-export function medianOfRounds(rounds: readonly Measured[]): Measured {
-  if (rounds.length === 0) throw new Error("medianOfRounds: no rounds");
-  const latencies = rounds.flatMap((r) => (r.latency ? [r.latency] : []));
-  const folded = foldResults(rounds.map((r) => r.result));
-  return {
-    result: folded,
-    cpuUsPerRequest: medianOf(rounds.map((r) => r.cpuUsPerRequest)),
-    ...(latencies.length > 0 ? { latency: foldResults(latencies) } : {}),
-  };
+function maxOf(values: ReadonlyArray<number | undefined>): number | undefined {
+  const present = values.filter((v): v is number => v !== undefined);
+  return present.length === 0 ? undefined : Math.max(...present);
 }
 
-function foldResults(results: readonly LoadResult[]): LoadResult {
+/**
+ * One pass's rounds folded into one: the median of each rate, latency and CPU per request (a single
+ * run on a shared 2-core machine swings by a fifth), the sum of requests and errors, and the highest
+ * peak memory (a peak is a maximum, not a typical value).
+ */
+export function foldPasses(results: readonly PassResult[]): PassResult {
+  if (results.length === 0) throw new Error("foldPasses: no rounds");
   const first = results[0]!;
   const ttfbP50Ms = medianOf(results.map((r) => r.ttfbP50Ms));
   const ttfbP99Ms = medianOf(results.map((r) => r.ttfbP99Ms));
   const firstError = results.find((r) => r.firstError !== undefined)?.firstError;
-  const result: LoadResult = {
+  const load: LoadResult = {
     tool: first.tool,
     requests: results.reduce((sum, r) => sum + r.requests, 0),
     durationSec: results.reduce((sum, r) => sum + r.durationSec, 0),
@@ -50,5 +41,16 @@ function foldResults(results: readonly LoadResult[]): LoadResult {
     ...(ttfbP99Ms !== undefined ? { ttfbP99Ms } : {}),
     ...(firstError !== undefined ? { firstError } : {}),
   };
-  return result;
+  return { ...load, cpuUsPerRequest: medianOf(results.map((r) => r.cpuUsPerRequest)), peakRssBytes: maxOf(results.map((r) => r.peakRssBytes)) };
+}
+
+/** One scenario's rounds folded pass by pass. */
+export function medianOfRounds(rounds: readonly ScenarioOutcome[]): ScenarioOutcome {
+  if (rounds.length === 0) throw new Error("medianOfRounds: no rounds");
+  const folded: ScenarioOutcome = {};
+  for (const pass of ["load", "single"] as const satisfies readonly Pass[]) {
+    const results = rounds.flatMap((round) => (round[pass] ? [round[pass]] : []));
+    if (results.length > 0) folded[pass] = foldPasses(results);
+  }
+  return folded;
 }

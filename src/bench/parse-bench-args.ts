@@ -5,15 +5,25 @@ import { FORMAT_NAMES, MODE_NAMES, TARGET_NAMES, type BenchFormat, type BenchMod
 
 export const TOOL_NAMES = ["auto", "wrk", "builtin"] as const;
 export type ToolChoice = (typeof TOOL_NAMES)[number];
-export const COSTS_CHOICES = ["on", "off", "only"] as const;
-export type CostsChoice = (typeof COSTS_CHOICES)[number];
+
+/**
+ * The parts of a run, in the order they run. `paths`: the issue's four rows (same-format and
+ * translated, JSON and stream) against the bare proxy; `bodies`: big conversations; `long-stream`:
+ * a 2,000-event answer; `memory`: the PGlite floor and the first start's peak; `costs`: the
+ * gateway's parts timed in-process; `open-streams`: thousands of slow streams held at once.
+ */
+export const SECTION_NAMES = ["paths", "bodies", "long-stream", "memory", "costs", "open-streams"] as const;
+export type BenchSection = (typeof SECTION_NAMES)[number];
 
 export interface BenchArgs {
+  /** The long form (`--full`): every format, longer passes, the open-streams row. */
+  readonly full: boolean;
+  readonly sections: readonly BenchSection[];
   readonly durationSec: number;
   /** Every scenario runs this many times, interleaved; the report takes medians. */
   readonly rounds: number;
   readonly connections: number;
-  /** Seconds of the one-connection pass that measures added latency (0 = skip it). */
+  /** Seconds of the one-connection pass (p50/p99 without queueing; 0 = skip it). */
   readonly latencySec: number;
   readonly warmupRequests: number;
   readonly formats: readonly BenchFormat[];
@@ -22,7 +32,10 @@ export interface BenchArgs {
   readonly tool: ToolChoice;
   readonly json: boolean;
   readonly out: string | undefined;
+  /** The production profile: the gateway on this Postgres instead of a temp PGlite… */
   readonly databaseUrl: string | undefined;
+  /** …and on this Redis (limits, cache L2, pins) instead of its in-process fallbacks. */
+  readonly redisUrl: string | undefined;
   /**
    * Absolute path of another checkout of this project: its gateway runs beside this one and is
    * measured as the `baseline` target in the same rounds, so drift in machine speed hits both alike.
@@ -30,36 +43,40 @@ export interface BenchArgs {
   readonly baselineDir: string | undefined;
   /** Run the gateway with Bun's --cpu-prof, writing the profile into this directory on exit. */
   readonly cpuProfDir: string | undefined;
-  /** The in-process cost section: before the load scenarios (on), not at all (off), or alone (only). */
-  readonly costs: CostsChoice;
-  /** Slow streams the open-streams row holds on the gateway at once (0 = no such row). */
+  /** Slow streams the open-streams row holds on the gateway at once. */
   readonly streams: number;
-  /** Only the open-streams row: no cost section, no load scenarios. */
-  readonly streamsOnly: boolean;
   readonly help: boolean;
 }
 
+/** What `--full` changes; every value can still be set by its own flag. */
+export const PROFILES = {
+  quick: { durationSec: 2, latencySec: 1, rounds: 3, warmupRequests: 200, formats: ["messages"] as readonly BenchFormat[] },
+  full: { durationSec: 5, latencySec: 2, rounds: 3, warmupRequests: 300, formats: FORMAT_NAMES as readonly BenchFormat[] },
+} as const;
+
+const QUICK_SECTIONS: readonly BenchSection[] = SECTION_NAMES.filter((s) => s !== "open-streams");
+
 export const USAGE = `usage: bun run bench [options]
-  --duration <s>          seconds per scenario and round (default 5)
-  --rounds <n>            rounds over all scenarios; the report shows medians (default 3)
-  --connections <n>       concurrent connections of the throughput pass (default 32)
-  --latency <s>           seconds of the one-connection latency pass per scenario and round (default 2; 0 = off)
-  --warmup <n>            unmeasured requests per scenario first (default 300)
-  --formats <list>        ${FORMAT_NAMES.join(",")} (default all)
+  (no flags)              the quick form, under 3 minutes on 2 cores: Messages clients, same-format and translated,
+                          JSON and stream; big conversations; a 2,000-event stream; memory; the cost section
+  --full                  the long form (10+ minutes): every format, 5 s + 2 s passes, and the open-streams row
+  --sections <list>       ${SECTION_NAMES.join(",")} (default all but open-streams; --full: all)
+  --database-url <url>    the production profile: the gateway on this Postgres instead of a temp PGlite
+  --redis-url <url>       … and on this Redis (limits, response cache L2, pins) instead of in-process fallbacks
+  --duration <s>          seconds of the loaded pass (--connections) per scenario and round (default 2; --full 5)
+  --latency <s>           seconds of the one-connection pass per scenario and round (default 1; --full 2; 0 = off)
+  --rounds <n>            interleaved rounds; the report shows medians (default 3)
+  --connections <n>       connections of the loaded pass (default 32)
+  --warmup <n>            unmeasured requests per scenario first (default 200; --full 300)
+  --formats <list>        client formats of the path rows: ${FORMAT_NAMES.join(",")} (default messages; --full all)
   --modes <list>          ${MODE_NAMES.join(",")} (default all)
-  --targets <list>        ${TARGET_NAMES.join(",")} (default all; baseline only with --baseline)
+  --targets <list>        ${TARGET_NAMES.join(",")} (default bare,gateway,cross; --full adds direct,cached; baseline with --baseline)
   --tool <t>              wrk | builtin | auto (default auto: wrk when installed)
-  --json                  also print the results as JSON at the end (or to --out)
-  --out <file>            write the JSON results to this file
-  --database-url <url>    run the gateway on this Postgres instead of a temp PGlite
-  --baseline <dir>        also run another checkout's gateway (<dir>/src/main.ts) as target baseline, in the same rounds;
-                          it joins the default targets (with --targets, list it); not with --database-url
-  --cpu-prof <dir>        profile the gateway (bun --cpu-prof); the .cpuprofile lands in <dir> when the bench ends
-  --costs <c>             on | off | only: time routing, limits + cache and the request observers in-process
-                          first (default on; only = no processes, no load)
-  --streams <n>           the open-streams row: hold n slow streams on the gateway at once, time new requests meanwhile,
-                          report the gateway's memory and descriptors (default 10000; 0 = no row)
-  --streams-only          only the open-streams row`;
+  --json                  also print the report as JSON at the end (or to --out)
+  --out <file>            write the JSON report to this file
+  --baseline <dir>        also run another checkout's gateway (<dir>/src/main.ts) as target baseline, in the same rounds
+  --cpu-prof <dir>        profile the gateway (bun --cpu-prof); the .cpuprofile lands in <dir> when it stops
+  --streams <n>           slow streams the open-streams row holds at once (default 10000)`;
 
 /** A bad command line; the CLI prints the message and the usage. */
 export class BenchArgsError extends Error {
@@ -74,15 +91,14 @@ function positive(name: string, raw: string, integer: boolean): number {
   return value;
 }
 
-function list<T extends string>(name: string, raw: string | undefined, allowed: readonly T[]): readonly T[] {
-  if (raw === undefined) return allowed;
+function list<T extends string>(name: string, raw: string | undefined, allowed: readonly T[], fallback: readonly T[]): readonly T[] {
+  if (raw === undefined) return fallback;
   const picked = raw
     .split(",")
     .map((s) => s.trim())
     .filter((s) => s !== "");
   for (const item of picked) {
-    if (!(allowed as readonly string[]).includes(item))
-      throw new BenchArgsError(`--${name}: unknown "${item}" (one of ${allowed.join(", ")})`);
+    if (!(allowed as readonly string[]).includes(item)) throw new BenchArgsError(`--${name}: unknown "${item}" (one of ${allowed.join(", ")})`);
   }
   if (picked.length === 0) throw new BenchArgsError(`--${name}: empty list`);
   // Keep the table's order whatever order was typed, so reports always read the same way.
@@ -96,79 +112,81 @@ function baselineCheckout(raw: string): string {
   return dir;
 }
 
-/** `baseline` needs its gateway; without --targets it joins the defaults exactly when that gateway runs. */
-function targets(raw: string | undefined, hasBaseline: boolean): readonly BenchTarget[] {
-  if (raw === undefined) return hasBaseline ? TARGET_NAMES : TARGET_NAMES.filter((target) => target !== "baseline");
-  const picked = list("targets", raw, TARGET_NAMES);
+function targets(raw: string | undefined, full: boolean, hasBaseline: boolean): readonly BenchTarget[] {
+  const base: readonly BenchTarget[] = full ? ["direct", "bare", "gateway", "cross", "cached"] : ["bare", "gateway", "cross"];
+  const fallback = hasBaseline ? TARGET_NAMES.filter((t) => base.includes(t) || t === "baseline") : base;
+  const picked = list("targets", raw, TARGET_NAMES, fallback);
   if (picked.includes("baseline") && !hasBaseline) throw new BenchArgsError("--targets: baseline needs --baseline <dir>");
   return picked;
 }
 
-/** What `read` returns; what it throws, as a BenchArgsError. */
-function refuseAsBenchArgs<T>(read: () => T): T {
+function url(name: string, raw: string | undefined, protocols: readonly string[]): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!URL.canParse(raw) || !protocols.includes(new URL(raw).protocol))
+    throw new BenchArgsError(`--${name}: expected a ${protocols.map((p) => `${p}//`).join(" or ")} URL, got "${raw}"`);
+  return raw;
+}
+
+const OPTIONS = {
+  full: { type: "boolean", default: false },
+  sections: { type: "string" },
+  duration: { type: "string" },
+  rounds: { type: "string" },
+  connections: { type: "string", default: "32" },
+  latency: { type: "string" },
+  warmup: { type: "string" },
+  formats: { type: "string" },
+  modes: { type: "string" },
+  targets: { type: "string" },
+  tool: { type: "string", default: "auto" },
+  json: { type: "boolean", default: false },
+  out: { type: "string" },
+  "database-url": { type: "string" },
+  "redis-url": { type: "string" },
+  baseline: { type: "string" },
+  "cpu-prof": { type: "string" },
+  streams: { type: "string", default: "10000" },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+/** node:util's parse, its errors as the bench's own. */
+function readOptions(argv: readonly string[]) {
   try {
-    return read();
+    return parseArgs({ args: [...argv], strict: true, options: OPTIONS }).values;
   } catch (error) {
     throw new BenchArgsError(error instanceof Error ? error.message : String(error));
   }
 }
 
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
-  const { values } = refuseAsBenchArgs(() =>
-    parseArgs({
-      args: [...argv],
-      strict: true,
-      options: {
-        duration: { type: "string", default: "5" },
-        rounds: { type: "string", default: "3" },
-        connections: { type: "string", default: "32" },
-        latency: { type: "string", default: "2" },
-        warmup: { type: "string", default: "300" },
-        formats: { type: "string" },
-        modes: { type: "string" },
-        targets: { type: "string" },
-        tool: { type: "string", default: "auto" },
-        json: { type: "boolean", default: false },
-        out: { type: "string" },
-        "database-url": { type: "string" },
-        baseline: { type: "string" },
-        "cpu-prof": { type: "string" },
-        costs: { type: "string", default: "on" },
-        streams: { type: "string", default: "10000" },
-        "streams-only": { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    }),
-  );
+  const values = readOptions(argv);
   const tool = values.tool;
-  if (!(TOOL_NAMES as readonly string[]).includes(tool))
-    throw new BenchArgsError(`--tool: expected ${TOOL_NAMES.join(" | ")}, got "${tool}"`);
-  const costs = values.costs;
-  if (!(COSTS_CHOICES as readonly string[]).includes(costs))
-    throw new BenchArgsError(`--costs: expected ${COSTS_CHOICES.join(" | ")}, got "${costs}"`);
+  if (!(TOOL_NAMES as readonly string[]).includes(tool)) throw new BenchArgsError(`--tool: expected ${TOOL_NAMES.join(" | ")}, got "${tool}"`);
+  const full = values.full;
+  const profile = full ? PROFILES.full : PROFILES.quick;
   const baselineDir = values.baseline === undefined ? undefined : baselineCheckout(values.baseline);
   // Both gateways would migrate and write one database: usage, keys and logs mixed, and each slowed by the other's writes.
   if (baselineDir !== undefined && values["database-url"] !== undefined)
     throw new BenchArgsError("--baseline cannot be combined with --database-url: the two gateways would share one database");
-  if (values["streams-only"] && values.streams === "0") throw new BenchArgsError("--streams-only needs --streams above 0");
   return {
-    durationSec: positive("duration", values.duration, false),
-    rounds: positive("rounds", values.rounds, true),
+    full,
+    sections: list("sections", values.sections, SECTION_NAMES, full ? SECTION_NAMES : QUICK_SECTIONS),
+    durationSec: values.duration === undefined ? profile.durationSec : positive("duration", values.duration, true),
+    rounds: values.rounds === undefined ? profile.rounds : positive("rounds", values.rounds, true),
     connections: positive("connections", values.connections, true),
-    latencySec: values.latency === "0" ? 0 : positive("latency", values.latency, false),
-    warmupRequests: positive("warmup", values.warmup, true),
-    formats: list("formats", values.formats, FORMAT_NAMES),
-    modes: list("modes", values.modes, MODE_NAMES),
-    targets: targets(values.targets, baselineDir !== undefined),
+    latencySec: values.latency === undefined ? profile.latencySec : values.latency === "0" ? 0 : positive("latency", values.latency, true),
+    warmupRequests: values.warmup === undefined ? profile.warmupRequests : positive("warmup", values.warmup, true),
+    formats: list("formats", values.formats, FORMAT_NAMES, profile.formats),
+    modes: list("modes", values.modes, MODE_NAMES, MODE_NAMES),
+    targets: targets(values.targets, full, baselineDir !== undefined),
     tool: tool as ToolChoice,
     json: values.json || values.out !== undefined,
     out: values.out,
-    databaseUrl: values["database-url"],
+    databaseUrl: url("database-url", values["database-url"], ["postgres:", "postgresql:"]),
+    redisUrl: url("redis-url", values["redis-url"], ["redis:", "rediss:"]),
     baselineDir,
-    cpuProfDir: values["cpu-prof"],
-    costs: costs as CostsChoice,
-    streams: values.streams === "0" ? 0 : positive("streams", values.streams, true),
-    streamsOnly: values["streams-only"],
+    cpuProfDir: values["cpu-prof"] === undefined ? undefined : resolve(values["cpu-prof"]),
+    streams: positive("streams", values.streams, true),
     help: values.help,
   };
 }

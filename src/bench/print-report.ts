@@ -1,143 +1,192 @@
-import { TARGET_ADDED_P50_MS, TARGET_CACHE_SPEEDUP, type BaselineComparison, type CacheComparison, type Comparison } from "./compare-targets.ts";
-import type { BenchMeta, BenchReport, ReportGroup } from "./build-report.ts";
+import { CPU_RATIO_TARGETS, P99_ALLOWANCE_MS, PATH_KIND_LABELS, type Verdict } from "./bench-targets.ts";
+import type { BenchMeta, BenchReport, BodyRow, BudgetRow, LongStreamRow, MemorySection, PathRow } from "./build-report.ts";
 import type { CostRow } from "./measure-module-costs.ts";
 import type { OpenStreamsResult } from "./run-open-streams.ts";
+import type { PassResult } from "./run-scenario.ts";
 
 const ms = (value: number | undefined): string => (value === undefined || Number.isNaN(value) ? "-" : value.toFixed(2));
-const mark = (pass: boolean): string => (pass ? "PASS" : "MISS");
+const us = (value: number | undefined, digits = 0): string => (value === undefined || Number.isNaN(value) ? "-" : value.toFixed(digits));
+const mb = (bytes: number | undefined): string => (bytes === undefined ? "-" : `${(bytes / (1024 * 1024)).toFixed(0)} MB`);
+const signed = (value: number | undefined, digits: number): string => (value === undefined ? "-" : `${value >= 0 ? "+" : ""}${value.toFixed(digits)}`);
+const mark = (v: Verdict | undefined): string => (v === undefined || v.pass === undefined ? "-" : v.pass ? "PASS" : "MISS");
+const pair = (p: PassResult | undefined): string => (p === undefined ? "-" : `${ms(p.p50Ms)} / ${ms(p.p99Ms)}`);
+const errors = (...passes: ReadonlyArray<PassResult | undefined>): number => passes.reduce((sum, p) => sum + (p?.errors ?? 0), 0);
+
+/** Columns padded to their widest cell; text columns (the first, and those listed) left-aligned, numbers right-aligned. */
+function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>, textColumns: readonly number[] = []): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const left = (i: number): boolean => i === 0 || textColumns.includes(i);
+  const line = (cells: readonly string[]): string => `  ${cells.map((c, i) => (left(i) ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ")}`.trimEnd();
+  return [line(header), ...rows.map(line)];
+}
 
 export function formatMeta(meta: BenchMeta): string {
-  const busy = meta.loadAverage > meta.nproc / 2 ? ` (busy machine: numbers skewed by other programs)` : "";
+  const busy = meta.loadAverage > meta.nproc / 2 ? " (busy machine: numbers skewed by other programs)" : "";
+  const database = meta.database === "postgres" ? `Postgres${meta.redis ? " + Redis" : ""}` : `PGlite${meta.redis ? " + Redis" : ""}`;
+  const took = meta.elapsedSec === undefined ? "" : ` · took ${meta.elapsedSec.toFixed(0)} s`;
   return (
-    `tool ${meta.tool} · ${meta.connections} connections · ${meta.durationSec}s per scenario + ${meta.latencySec}s at one connection · median of ${meta.rounds} rounds · Bun ${meta.bunVersion} · nproc ${meta.nproc}` +
-    ` · load avg ${meta.loadAverage.toFixed(2)}${busy}`
+    `${meta.profile} · gateway on ${database} · tool ${meta.tool} · ${meta.connections} connections ${meta.durationSec}s + 1 connection ${meta.latencySec}s per scenario · median of ${meta.rounds} interleaved rounds` +
+    ` · Bun ${meta.bunVersion} · nproc ${meta.nproc} · load avg ${meta.loadAverage.toFixed(2)}${busy}${took}`
   );
 }
 
-const signed = (value: number, digits: number): string => `${value >= 0 ? "+" : ""}${value.toFixed(digits)}`;
+function pathLabel(row: PathRow): string {
+  const kind = row.kind === "cached" ? "cache hit" : row.kind === "baseline" ? "baseline checkout" : PATH_KIND_LABELS[row.kind];
+  return `${kind} · ${row.format}${row.upstreamApi !== row.format ? ` → ${row.upstreamApi}` : ""}`;
+}
 
-function formatComparison(target: "gateway" | "cross", c: Comparison | undefined, addedCpu: number | undefined): string[] {
-  const out: string[] = [];
-  if (c) {
+export function formatPaths(rows: readonly PathRow[], connections: number): string[] {
+  if (rows.length === 0) return [];
+  const header = ["row", "gw µs/req", "bare µs/req", "ratio", `gw p50/p99 @${connections}`, `bare p50/p99 @${connections}`, "gw p50/p99 @1", "bare p50/p99 @1", "gw peak RSS", "bare RSS", "errors", "CPU", "p99", "RSS"];
+  const body = rows.map((r) => [
+    pathLabel(r),
+    us(r.gateway.load?.cpuUsPerRequest),
+    us(r.bare?.load?.cpuUsPerRequest),
+    r.cpuRatio === undefined ? "-" : `${r.cpuRatio.toFixed(2)}×`,
+    pair(r.gateway.load),
+    pair(r.bare?.load),
+    pair(r.gateway.single),
+    pair(r.bare?.single),
+    mb(r.gateway.load?.peakRssBytes),
+    mb(r.bare?.load?.peakRssBytes),
+    String(errors(r.gateway.load, r.gateway.single, r.bare?.load, r.bare?.single)),
+    mark(r.verdicts?.cpu),
+    mark(r.verdicts?.p99),
+    mark(r.verdicts?.rss),
+  ]);
+  const rss = rows.find((r) => r.verdicts)?.verdicts?.rss.target ?? "-";
+  const targets = (Object.keys(CPU_RATIO_TARGETS) as (keyof typeof CPU_RATIO_TARGETS)[])
+    .map((kind) => `${PATH_KIND_LABELS[kind]} CPU ≤ ${CPU_RATIO_TARGETS[kind].toFixed(1)}×, p99 ≤ bare + ${P99_ALLOWANCE_MS[kind]} ms`)
+    .join("; ");
+  const firstErrors = rows.flatMap((r) => [r.gateway.load, r.gateway.single].flatMap((p) => (p?.firstError ? [`  ! ${pathLabel(r)}: ${p.firstError}`] : [])));
+  return [
+    "path rows: CPU per request = the process's utime + stime (all threads) ÷ requests in the loaded pass; times in ms; RSS = the process's peak in that pass",
+    ...table(header, body),
+    ...firstErrors,
+    `  targets: ${targets}; RSS ${rss}`,
+  ];
+}
+
+export function formatBodies(rows: readonly BodyRow[]): string[] {
+  if (rows.length === 0) return [];
+  const header = ["body (Messages, same-format, 1 connection)", "size", "direct p50", "gw p50", "added p50", "target", "gw µs/req", "bare µs/req", "gw beyond bare", "gw µs per KB", "errors", "p50", "slope"];
+  const body = rows.map((r) => [
+    r.label,
+    `${(r.bytes / 1024).toFixed(r.bytes < 10 * 1024 ? 1 : 0)} KB`,
+    ms(r.direct?.p50Ms),
+    ms(r.gateway?.p50Ms),
+    signed(r.addedP50Ms, 2),
+    r.addedP50?.target ?? "-",
+    us(r.gateway?.cpuUsPerRequest),
+    us(r.bare?.cpuUsPerRequest),
+    signed(r.cpuBeyondBareUs, 0),
+    us(r.slopeUsPerKb, 2),
+    String(errors(r.direct, r.bare, r.gateway)),
+    mark(r.addedP50),
+    mark(r.slope),
+  ]);
+  const slope = rows.find((r) => r.slope)?.slope?.target;
+  return [
+    "big conversations: added p50 = gateway − the direct call to the simulated upstream; µs per KB = gateway CPU per request above the small request's ÷ the extra KB",
+    ...table(header, body),
+    ...(slope ? [`  CPU grows no faster than the body: ${slope}`] : []),
+  ];
+}
+
+export function formatLongStreams(rows: readonly LongStreamRow[]): string[] {
+  if (rows.length === 0) return [];
+  const header = ["long stream (loaded pass)", "events", "bare µs/req", "translated µs/req", "beyond bare per event", "target", "same-format µs/req", "beyond bare per event", "errors", "verdict"];
+  const body = rows.map((r) => [
+    `${r.format} → ${r.upstreamApi}`,
+    r.events === undefined ? "-" : String(r.events),
+    us(r.bare?.cpuUsPerRequest),
+    us(r.cross?.cpuUsPerRequest),
+    r.crossUsPerEvent === undefined ? "-" : `${r.crossUsPerEvent.toFixed(3)} µs`,
+    r.verdict.target,
+    us(r.gateway?.cpuUsPerRequest),
+    r.sameUsPerEvent === undefined ? "-" : `${r.sameUsPerEvent.toFixed(3)} µs`,
+    String(errors(r.bare, r.cross, r.gateway)),
+    mark(r.verdict),
+  ]);
+  return ["a 2,000-event answer through the translated path", ...table(header, body)];
+}
+
+export function formatMemory(m: MemorySection | undefined): string[] {
+  if (!m) return [];
+  const out = ["memory"];
+  if (m.floor) {
     out.push(
-      `  ${target}/bare throughput ${c.throughputRatio.toFixed(3)} (target ≥ ${c.targetRatio.toFixed(2)}) ${mark(c.throughputPass)}` +
-        `   · added p50 ${signed(c.addedP50Ms, 3)} ms${c.latencyFromSingleConnection ? " (one connection)" : " (under load)"} (target ≤ ${TARGET_ADDED_P50_MS.toFixed(2)}) ${mark(c.latencyPass)}` +
-        `   · added p99 ${signed(c.addedP99Ms, 3)} ms`,
+      `  PGlite floor: a bare script opening the gateway's data dir holds ${mb(m.floor.openRssBytes)}, ${mb(m.floor.afterInsertsRssBytes)} after ${m.floor.inserts} small inserts (${m.floor.insertsMs.toFixed(0)} ms)`,
     );
   }
-  if (addedCpu !== undefined) out.push(`  ${target} CPU beyond bare: ${signed(addedCpu, 0)} µs/req`);
+  out.push(`  gateway: ${mb(m.gatewayIdleRssBytes)} idle after start, ${mb(m.gatewayPeakRssBytes)} peak under the bench's load (target ${m.rss.target}${m.rssLimitBytes === undefined ? "" : `: ${mb(m.rssLimitBytes)}`}) ${mark(m.rss)}`);
+  out.push(`  first start from source on an empty data dir (${m.firstStartNote ?? "-"}): peak ${mb(m.firstStartPeakBytes)} (target ${m.firstStart.target}) ${mark(m.firstStart)}`);
   return out;
 }
 
-function formatCache(c: CacheComparison | undefined): string[] {
-  if (!c) return [];
-  const where = c.latencyFromSingleConnection ? "one connection" : "under load";
-  return [
-    `  cached (hit) vs gateway (miss): p50 ${c.p50Ratio.toFixed(1)}× faster (${where}) (target ≥ ${TARGET_CACHE_SPEEDUP}×) ${mark(c.latencyPass)}` +
-      `   · throughput ${c.throughputRatio.toFixed(1)}× (target ≥ ${TARGET_CACHE_SPEEDUP}×) ${mark(c.throughputPass)}`,
-  ];
-}
-
-/** One line, no mark: which way this checkout moved throughput, CPU and latency against the baseline checkout. */
-function formatBaseline(c: BaselineComparison | undefined): string[] {
-  if (!c) return [];
-  const cpu =
-    c.gatewayCpuUsPerRequest === undefined || c.baselineCpuUsPerRequest === undefined || c.cpuDeltaUsPerRequest === undefined
-      ? ""
-      : ` · CPU ${c.gatewayCpuUsPerRequest.toFixed(0)} vs ${c.baselineCpuUsPerRequest.toFixed(0)} µs/req (${signed(c.cpuDeltaUsPerRequest, 0)})`;
-  const where = c.latencyFromSingleConnection ? "one-connection" : "under-load";
-  const errors = c.clean ? "" : " · errors on one side: compare with care";
-  return [
-    `  gateway vs baseline: throughput ${c.throughputRatio.toFixed(2)}×${cpu} · ${where} p50 ${ms(c.gatewayP50Ms)} vs ${ms(c.baselineP50Ms)} ms${errors}`,
-  ];
-}
-
-/** The in-process cost rows: one line each, p50 against its target where the issues set one. */
 export function formatCosts(costs: readonly CostRow[]): string[] {
-  const width = Math.max(...costs.map((c) => c.label.length));
-  const lines = costs.map((c) => {
-    const verdict = c.targetP50Us === undefined ? "" : `  (target ≤ ${c.targetP50Us} µs) ${mark(c.p50Us <= c.targetP50Us)}`;
-    const note = c.note ? `  · ${c.note}` : "";
-    return `  ${c.label.padEnd(width)}  p50 ${c.p50Us.toFixed(2).padStart(6)} µs  p99 ${c.p99Us.toFixed(2).padStart(7)} µs${verdict}${note}`;
-  });
-  const calls = costs[0]?.calls ?? 0;
-  return [`in-process cost per call (gateway modules on the bench config, ${calls} timed calls per row, median of rounds)`, ...lines];
+  if (costs.length === 0) return [];
+  const header = ["part", "what is timed", "CPU µs/call", "p50 µs", "p99 µs", "calls", "note"];
+  const body = costs.map((c) => [
+    c.part,
+    c.label,
+    us(c.meanUs, 2),
+    us(c.p50Us, 2),
+    us(c.p99Us, 2),
+    String(c.calls),
+    [c.targetP50Us === undefined || c.p50Us === undefined ? "" : `p50 target ≤ ${c.targetP50Us} µs ${c.p50Us <= c.targetP50Us ? "PASS" : "MISS"}`, c.note].filter((s) => s !== "").join(" · "),
+  ]);
+  return ["cost section: each part of a request called in-process on the bench config and the run's database and Redis; CPU µs/call = process CPU ÷ calls, p50/p99 = wall time per call (medians of rounds)", ...table(header, body, [1, 6])];
 }
 
-/** Targets of the open-streams row (issue 18). */
+export function formatBudget(rows: readonly BudgetRow[]): string[] {
+  if (rows.length === 0) return [];
+  const header = ["row", "gw beyond bare µs/req", "named parts µs", "rest µs", "parts (CPU µs)"];
+  const body = rows.map((r) => [
+    `${PATH_KIND_LABELS[r.kind]} · ${r.format}`,
+    us(r.beyondBareUs),
+    us(r.partsUs),
+    us(r.restUs),
+    r.parts.map((p) => `${p.part} ${p.meanUs.toFixed(1)}`).join(", "),
+  ]);
+  return ["budget: each path row's CPU beyond the bare proxy against the parts it goes through once; the rest is HTTP, fetch, glue and GC", ...table(header, body, [4])];
+}
+
+/** Targets of the open-streams row. */
 export const TARGET_PROBE_TTFB_P99_MS = 50;
 export const AIM_RSS_PER_STREAM_BYTES = 64 * 1024;
-
-const mb = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(0)} MB`;
 
 /** One hold of the open-streams row: what was held, what failed, new requests meanwhile, and the gateway's footprint. */
 export function formatOpenStreams(r: OpenStreamsResult): string[] {
   const which = r.hold === 1 ? "first hold, a process that never held so many" : `hold ${r.hold}, the process already grown by the one before`;
+  const pass = (ok: boolean): string => (ok ? "PASS" : "MISS");
   const out = [`open streams: ${r.streams} slow streams held on one gateway (Chat, tier normal, one event every 2 s), ${which}`];
   if (r.limitNote) out.push(`  ! ${r.limitNote}`);
-  out.push(`  all open after ${r.openSec.toFixed(1)} s · ${r.completed} completed · errors ${r.errors} (target 0) ${mark(r.errors === 0 && r.opened === r.streams)}`);
+  out.push(`  all open after ${r.openSec.toFixed(1)} s · ${r.completed} completed · errors ${r.errors} (target 0) ${pass(r.errors === 0 && r.opened === r.streams)}`);
   if (r.firstError) out.push(`  ! first error: ${r.firstError}`);
   out.push(
-    `  new requests meanwhile: ${r.probes} one at a time, ${r.probeErrors} errors · time to first byte p50 ${ms(r.probeTtfbP50Ms)} ms, p99 ${ms(r.probeTtfbP99Ms)} ms (target ≤ ${TARGET_PROBE_TTFB_P99_MS}) ${mark(r.probeErrors === 0 && r.probeTtfbP99Ms <= TARGET_PROBE_TTFB_P99_MS)}`,
+    `  new requests meanwhile: ${r.probes} one at a time, ${r.probeErrors} errors · time to first byte p50 ${ms(r.probeTtfbP50Ms)} ms, p99 ${ms(r.probeTtfbP99Ms)} ms (target ≤ ${TARGET_PROBE_TTFB_P99_MS}) ${pass(r.probeErrors === 0 && r.probeTtfbP99Ms <= TARGET_PROBE_TTFB_P99_MS)}`,
   );
   out.push(
-    `  gateway RSS ${mb(r.before.rssBytes)} → ${mb(r.peak.rssBytes)} at the peak → ${mb(r.after.rssBytes)} 15 s after: ${(r.rssPerStreamBytes / 1024).toFixed(1)} KB per open stream (aim ≤ ${AIM_RSS_PER_STREAM_BYTES / 1024}) ${mark(r.rssPerStreamBytes <= AIM_RSS_PER_STREAM_BYTES)}`,
+    `  gateway RSS ${mb(r.before.rssBytes)} → ${mb(r.peak.rssBytes)} at the peak → ${mb(r.after.rssBytes)} 15 s after: ${(r.rssPerStreamBytes / 1024).toFixed(1)} KB per open stream (aim ≤ ${AIM_RSS_PER_STREAM_BYTES / 1024}) ${pass(r.rssPerStreamBytes <= AIM_RSS_PER_STREAM_BYTES)}`,
   );
   out.push(`  gateway descriptors ${r.before.fds} → ${r.peak.fds} at the peak → ${r.after.fds} after`);
   return out;
 }
 
-function formatGroup(group: ReportGroup): string[] {
-  const header = ["target", "req/s", "p50 ms", "p99 ms", "ttfb p50", "cpu µs/req", "errors", "1-conn p50", "1-conn p99"];
-  const rows = group.rows.map((row) => [
-    row.target,
-    row.requestsPerSec.toFixed(0),
-    ms(row.p50Ms),
-    ms(row.p99Ms),
-    ms(row.ttfbP50Ms),
-    row.cpuUsPerRequest === undefined ? "-" : row.cpuUsPerRequest.toFixed(0),
-    String(row.errors + (row.latency?.errors ?? 0)),
-    ms(row.latency?.p50Ms),
-    ms(row.latency?.p99Ms),
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]): string =>
-    `  ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ")}`;
-  const out = [`${group.format} · ${group.mode}`, line(header), ...rows.map(line)];
-  for (const row of group.rows) {
-    if (row.firstError) out.push(`  ! ${row.target}: ${row.firstError}`);
-  }
-  out.push(...formatComparison("gateway", group.comparison, group.addedCpuUsPerRequest));
-  out.push(...formatBaseline(group.baselineComparison));
-  out.push(...formatComparison("cross", group.crossComparison, group.crossAddedCpuUsPerRequest));
-  out.push(...formatCache(group.cacheComparison));
-  return out;
-}
-
-/** The human report: one table per format and mode, then the target marks. */
+/** The human report: one section per part of the run, then how many targets were met. */
 export function formatReport(report: BenchReport): string {
-  const sections = report.groups.map((group) => formatGroup(group).join("\n"));
-  const summary: string[] = [];
-  for (const [label, pick] of [
-    ["same-format", (g: ReportGroup) => g.comparison],
-    ["cross-format", (g: ReportGroup) => g.crossComparison],
-  ] as const) {
-    const compared = report.groups.flatMap((g) => {
-      const c = pick(g);
-      return c ? [c] : [];
-    });
-    const passed = compared.filter((c) => c.throughputPass && c.latencyPass).length;
-    if (compared.length > 0) summary.push(`${label}: targets met in ${passed} of ${compared.length} format/mode pairs`);
-  }
-  const cacheCompared = report.groups.flatMap((g) => (g.cacheComparison ? [g.cacheComparison] : []));
-  if (cacheCompared.length > 0) {
-    const passed = cacheCompared.filter((c) => c.latencyPass).length;
-    summary.push(`cache hit ≥ ${TARGET_CACHE_SPEEDUP}× faster than a miss (p50): met in ${passed} of ${cacheCompared.length} format/mode pairs`);
-  }
-  const costs = report.costs && report.costs.length > 0 ? ["", ...formatCosts(report.costs)] : [];
-  const timedSections = sections.length > 0 ? ["", sections.join("\n\n"), "", ...summary] : [];
-  const streams = (report.openStreams ?? []).flatMap((hold) => ["", ...formatOpenStreams(hold)]);
-  return [formatMeta(report.meta), ...costs, ...timedSections, ...streams].join("\n");
+  const sections = [
+    formatPaths(report.paths, report.meta.connections),
+    formatBodies(report.bodies),
+    formatLongStreams(report.longStreams),
+    formatMemory(report.memory),
+    formatCosts(report.costs ?? []),
+    formatBudget(report.budget),
+    ...(report.openStreams ?? []).map(formatOpenStreams),
+  ].filter((lines) => lines.length > 0);
+  const { met, judged } = report.summary;
+  return [formatMeta(report.meta), ...sections.flatMap((lines) => ["", ...lines]), "", `targets met: ${met} of ${judged} judged`].join("\n");
 }
 
 export function printReport(report: BenchReport): void {

@@ -1,54 +1,59 @@
 import type { ChildGroup } from "./child-group.ts";
-import { readProcessCpuMs } from "./read-process-cpu.ts";
 import type { LoadResult } from "./load-result.ts";
+import { readProcessCpuMs } from "./read-process-cpu.ts";
+import { startPeakProbe } from "./read-process-memory.ts";
 import { runBuiltinLoad } from "./run-builtin-load.ts";
 import { runWrk } from "./run-wrk.ts";
-import type { Scenario } from "./scenarios.ts";
+import type { Pass, Scenario } from "./scenarios.ts";
 
 export interface RunScenarioOptions {
   readonly tool: "wrk" | "builtin";
   readonly connections: number;
   readonly durationSec: number;
   readonly latencySec: number;
-  readonly warmupRequests: number;
   readonly scriptDir: string;
   readonly group: ChildGroup;
-  /** The process serving the target: its CPU per request is reported beside the load numbers. */
+  /** The process serving the target: its CPU per request and peak memory are reported beside the load numbers. */
   readonly serverPid: number;
 }
 
-export interface ScenarioOutcome {
-  readonly load: LoadResult;
-  /** Server CPU µs per completed request; undefined without procfs. */
+/** One pass of one scenario: the load tool's numbers, the server's CPU per request and its peak RSS. */
+export interface PassResult extends LoadResult {
+  /** Server CPU µs (utime + stime, all its threads) per completed request; undefined without procfs. */
   readonly cpuUsPerRequest: number | undefined;
-  /**
-   * One connection, one request at a time: latency without queueing, which is what "added
-   * latency" means (at full load p50 is mostly time spent waiting in line).
-   */
-  readonly latency: LoadResult | undefined;
+  /** The server's highest RSS during the pass, bytes; undefined without procfs. */
+  readonly peakRssBytes: number | undefined;
 }
+
+export type ScenarioOutcome = Partial<Record<Pass, PassResult>>;
 
 /**
  * Warms the target up (JIT, connection pools, the gateway's key cache) with unmeasured requests,
- * then measures. A warm-up where every request failed stops here: measuring a broken scenario
- * would report a fast error path as throughput.
+ * then runs each of the scenario's passes: under load (`--connections` at once), then one request
+ * at a time (latency without queueing). A warm-up where every request failed stops here: measuring
+ * a broken scenario would report a fast error path.
  */
 export async function runScenario(scenario: Scenario, options: RunScenarioOptions): Promise<ScenarioOutcome> {
-  const warm = await runBuiltinLoad(scenario, { connections: options.connections, requests: options.warmupRequests });
+  const warm = await runBuiltinLoad(scenario, { connections: Math.min(options.connections, scenario.warmupRequests), requests: scenario.warmupRequests });
   if (warm.errors === warm.requests) {
     throw new Error(`${scenario.id}: every warm-up request failed (${warm.firstError ?? "unknown error"})`);
   }
-  const cpuBefore = readProcessCpuMs(options.serverPid);
-  const drive = (connections: number, durationSec: number): Promise<LoadResult> =>
-    options.tool === "wrk"
-      ? runWrk(scenario, { connections, durationSec, scriptDir: options.scriptDir, group: options.group })
-      : runBuiltinLoad(scenario, { connections, durationSec });
-  const load = await drive(options.connections, options.durationSec);
-  const cpuAfter = readProcessCpuMs(options.serverPid);
-  const cpuUsPerRequest =
-    cpuBefore === undefined || cpuAfter === undefined || load.requests === 0 ? undefined : ((cpuAfter - cpuBefore) * 1000) / load.requests;
-  // The same client as the load: Bun's fetch, as a client, adds about 0.08 ms to every exchange
-  // on this machine, which wrk does not; that time is neither the target's nor the gateway's.
-  const latency = options.latencySec > 0 ? await drive(1, options.latencySec) : undefined;
-  return { load, cpuUsPerRequest, latency };
+  const outcome: ScenarioOutcome = {};
+  for (const pass of scenario.passes) {
+    const connections = pass === "load" ? options.connections : 1;
+    const durationSec = pass === "load" ? options.durationSec : options.latencySec;
+    const cpuBefore = readProcessCpuMs(options.serverPid);
+    const peak = startPeakProbe(options.serverPid);
+    // The same tool for both passes: Bun's fetch, as a client, adds about 0.08 ms to every exchange
+    // on this machine, which wrk does not; that time is neither the target's nor the gateway's.
+    const load =
+      options.tool === "wrk"
+        ? await runWrk(scenario, { connections, durationSec, scriptDir: options.scriptDir, group: options.group })
+        : await runBuiltinLoad(scenario, { connections, durationSec });
+    const peakRssBytes = peak.stop();
+    const cpuAfter = readProcessCpuMs(options.serverPid);
+    const cpuUsPerRequest = cpuBefore === undefined || cpuAfter === undefined || load.requests === 0 ? undefined : ((cpuAfter - cpuBefore) * 1000) / load.requests;
+    outcome[pass] = { ...load, cpuUsPerRequest, peakRssBytes };
+  }
+  return outcome;
 }

@@ -13,6 +13,7 @@
 import { SET_EFFORT } from "../upstream/set-effort.ts";
 import { BENCH_EFFORT, BENCH_MODELS, buildBenchConfig, CROSS_TIERS, SAME_FORMAT_TIER } from "./build-bench-config.ts";
 import type { JsonObject } from "../canonical/json-object.ts";
+import { buildConversationBody } from "./build-conversation-body.ts";
 
 export const FORMAT_NAMES = ["messages", "chat", "responses"] as const;
 export const MODE_NAMES = ["json", "stream"] as const;
@@ -23,15 +24,29 @@ export type BenchFormat = (typeof FORMAT_NAMES)[number];
 export type BenchMode = (typeof MODE_NAMES)[number];
 export type BenchTarget = (typeof TARGET_NAMES)[number];
 
+/**
+ * `path`: the issue's rows (a ~1 KB request, a 20-event answer); `body`: big conversations, timed
+ * one request at a time; `long-stream`: a 2,000-event answer.
+ */
+export type ScenarioKind = "path" | "body" | "long-stream";
+/** `load`: `--connections` at once, for CPU per request and p99 under load; `single`: one connection. */
+export type Pass = "load" | "single";
+
 export interface Scenario {
-  /** "messages/stream/gateway": unique, stable, used as the key in JSON output. */
+  /** "messages/stream/gateway", "body/1m/gateway", "long-stream/messages/cross": unique, the key in JSON output. */
   readonly id: string;
+  readonly kind: ScenarioKind;
+  /** The body case (`BODY_CASES`) of a body scenario; "" otherwise. */
+  readonly bodyCase: string;
   readonly format: BenchFormat;
   readonly mode: BenchMode;
   readonly target: BenchTarget;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
+  readonly passes: readonly Pass[];
+  /** Unmeasured requests first; fewer for the heavy scenarios, whose requests take milliseconds. */
+  readonly warmupRequests: number;
 }
 
 /** Where each target listens, and the key for the gateway. */
@@ -51,30 +66,38 @@ const USER_MESSAGE =
   "fail fast with a readable error that names the bad field? Show a short example please.";
 const MAX_TOKENS = 256;
 
+/** What the user says, and how long the answer may be: the path rows' question, or a directive for the sim. */
+interface Ask {
+  readonly text: string;
+  readonly maxTokens: number;
+}
+
+const PATH_ASK: Ask = { text: USER_MESSAGE, maxTokens: MAX_TOKENS };
+
 interface FormatSpec {
   readonly path: string;
-  readonly body: (model: string, stream: boolean) => Record<string, unknown>;
+  readonly body: (model: string, stream: boolean, ask?: Ask) => Record<string, unknown>;
 }
 
 export const FORMATS: Readonly<Record<BenchFormat, FormatSpec>> = {
   messages: {
     path: "/v1/messages",
-    body: (model, stream) => ({
+    body: (model, stream, ask = PATH_ASK) => ({
       model,
-      max_tokens: MAX_TOKENS,
+      max_tokens: ask.maxTokens,
       system: SYSTEM_PROMPT,
-      messages: [{ role: "user", content: USER_MESSAGE }],
+      messages: [{ role: "user", content: ask.text }],
       ...(stream ? { stream: true } : {}),
     }),
   },
   chat: {
     path: "/v1/chat/completions",
-    body: (model, stream) => ({
+    body: (model, stream, ask = PATH_ASK) => ({
       model,
-      max_completion_tokens: MAX_TOKENS,
+      max_completion_tokens: ask.maxTokens,
       messages: [
         { role: "system", content: SYSTEM_PROMPT },
-        { role: "user", content: USER_MESSAGE },
+        { role: "user", content: ask.text },
       ],
       // Real streaming clients ask for usage; it is also what makes a gateway look at the last chunk.
       ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
@@ -82,11 +105,11 @@ export const FORMATS: Readonly<Record<BenchFormat, FormatSpec>> = {
   },
   responses: {
     path: "/v1/responses",
-    body: (model, stream) => ({
+    body: (model, stream, ask = PATH_ASK) => ({
       model,
-      max_output_tokens: MAX_TOKENS,
+      max_output_tokens: ask.maxTokens,
       instructions: SYSTEM_PROMPT,
-      input: [{ role: "user", content: USER_MESSAGE }],
+      input: [{ role: "user", content: ask.text }],
       ...(stream ? { stream: true } : {}),
     }),
   },
@@ -94,6 +117,7 @@ export const FORMATS: Readonly<Record<BenchFormat, FormatSpec>> = {
 
 /** The same-format tier routes to the all-APIs model, so direct and bare ask for that id themselves. */
 const UPSTREAM_MODEL = BENCH_MODELS.all;
+
 
 /**
  * Direct and bare send what the gateway itself sends upstream, effort fields included (the tier's
@@ -103,7 +127,7 @@ const UPSTREAM_MODEL = BENCH_MODELS.all;
  */
 const BENCH_CONFIG = buildBenchConfig("http://unused");
 
-function asForwarded(format: BenchFormat, body: Record<string, unknown>): Record<string, unknown> {
+export function asForwarded(format: BenchFormat, body: Record<string, unknown>): Record<string, unknown> {
   const model = BENCH_CONFIG.models[UPSTREAM_MODEL]!;
   const forwarded: JsonObject = { ...body };
   SET_EFFORT[format](forwarded, BENCH_EFFORT, model);
@@ -149,31 +173,118 @@ export interface ScenarioSelection {
   readonly formats: readonly BenchFormat[];
   readonly modes: readonly BenchMode[];
   readonly targets: readonly BenchTarget[];
+  /** Whether the one-connection pass runs for the path rows. */
+  readonly latencySec: number;
+  readonly warmupRequests: number;
 }
 
-/** Every selected cell, ordered format → mode → target so each report table's rows run back to back. */
+const headersFor = (target: BenchTarget, format: BenchFormat, stream: boolean, endpoints: TargetEndpoints): Record<string, string> => ({
+  "content-type": "application/json",
+  ...(stream ? { accept: "text/event-stream" } : {}),
+  ...TARGETS[target].headers(endpoints, format),
+});
+
+function scenario(
+  fields: Omit<Scenario, "url" | "headers" | "body">,
+  endpoints: TargetEndpoints,
+  body: Record<string, unknown>,
+): Scenario {
+  const stream = fields.mode === "stream";
+  return {
+    ...fields,
+    url: TARGETS[fields.target].baseUrl(endpoints) + FORMATS[fields.format].path,
+    headers: headersFor(fields.target, fields.format, stream, endpoints),
+    body: JSON.stringify(isGatewayTarget(fields.target) ? body : asForwarded(fields.format, body)),
+  };
+}
+
+/** The path rows: every selected cell, ordered format → mode → target so each row's targets run back to back. */
 export function buildScenarios(selection: ScenarioSelection, endpoints: TargetEndpoints): Scenario[] {
   const scenarios: Scenario[] = [];
+  const passes: readonly Pass[] = selection.latencySec > 0 ? ["load", "single"] : ["load"];
   for (const format of selection.formats) {
     for (const mode of selection.modes) {
       for (const target of selection.targets) {
-        const spec = TARGETS[target];
-        const stream = mode === "stream";
-        const body = FORMATS[format].body(spec.model(format), stream);
-        scenarios.push({
-          id: `${format}/${mode}/${target}`,
-          format,
-          mode,
-          target,
-          url: spec.baseUrl(endpoints) + FORMATS[format].path,
-          headers: {
-            "content-type": "application/json",
-            ...(stream ? { accept: "text/event-stream" } : {}),
-            ...spec.headers(endpoints, format),
-          },
-          body: JSON.stringify(isGatewayTarget(target) ? body : asForwarded(format, body)),
-        });
+        const body = FORMATS[format].body(TARGETS[target].model(format), mode === "stream");
+        scenarios.push(
+          scenario({ id: `${format}/${mode}/${target}`, kind: "path", bodyCase: "", format, mode, target, passes, warmupRequests: selection.warmupRequests }, endpoints, body),
+        );
       }
+    }
+  }
+  return scenarios;
+}
+
+/** A big-conversation case: its id, what it holds, and its size. */
+export interface BodyCase {
+  readonly id: string;
+  readonly label: string;
+  /** 0: the path rows' own small request, the point the slope starts from. */
+  readonly targetBytes: number;
+  readonly images: boolean;
+}
+
+export const BODY_CASES: readonly BodyCase[] = [
+  { id: "1k", label: "the path rows' request", targetBytes: 0, images: false },
+  { id: "100k", label: "Claude-Code-like, 100 KB", targetBytes: 100 * 1024, images: false },
+  { id: "1m", label: "Claude-Code-like, 1 MB", targetBytes: 1024 * 1024, images: false },
+  { id: "1m-images", label: "Claude-Code-like, 1 MB with base64 images", targetBytes: 1024 * 1024, images: true },
+];
+
+export const BODY_TARGETS: readonly BenchTarget[] = ["direct", "bare", "gateway"];
+
+/**
+ * The big-conversation scenarios: Messages, same-format, JSON, one connection (the added p50 over
+ * the direct call is a latency without queueing). Direct and bare send what the gateway forwards.
+ */
+export function buildBodyScenarios(endpoints: TargetEndpoints, warmupRequests: number): Scenario[] {
+  const scenarios: Scenario[] = [];
+  for (const bodyCase of BODY_CASES) {
+    for (const target of BODY_TARGETS) {
+      const model = TARGETS[target].model("messages");
+      const body =
+        bodyCase.targetBytes === 0
+          ? FORMATS.messages.body(model, false)
+          : buildConversationBody({ targetBytes: bodyCase.targetBytes, images: bodyCase.images, model, stream: false, maxTokens: MAX_TOKENS });
+      // A 1 MB request takes milliseconds: a few dozen warm the path as well as hundreds of small ones.
+      const warmup = bodyCase.targetBytes >= 512 * 1024 ? Math.min(warmupRequests, 30) : Math.min(warmupRequests, 100);
+      scenarios.push(
+        scenario(
+          { id: `body/${bodyCase.id}/${target}`, kind: "body", bodyCase: bodyCase.id, format: "messages", mode: "json", target, passes: ["single"], warmupRequests: warmup },
+          endpoints,
+          body,
+        ),
+      );
+    }
+  }
+  return scenarios;
+}
+
+/** The long answer: 6,000 words come as 2,000 text deltas (three words each). */
+export const LONG_STREAM_WORDS = 6_000;
+const LONG_ASK: Ask = { text: `[sim words=${LONG_STREAM_WORDS}] Tell me the whole story.`, maxTokens: 8_192 };
+
+/**
+ * A 2,000-event answer streamed through the translated path (`cross`), and through the bare proxy
+ * in the client's format; `gateway` too when selected (same-format, for comparison).
+ */
+export function buildLongStreamScenarios(
+  formats: readonly BenchFormat[],
+  targets: readonly BenchTarget[],
+  endpoints: TargetEndpoints,
+  warmupRequests: number,
+): Scenario[] {
+  const scenarios: Scenario[] = [];
+  for (const format of formats) {
+    for (const target of targets) {
+      const body = FORMATS[format].body(TARGETS[target].model(format), true, LONG_ASK);
+      scenarios.push(
+        scenario(
+          { id: `long-stream/${format}/${target}`, kind: "long-stream", bodyCase: "", format, mode: "stream", target, passes: ["load"], warmupRequests: Math.min(warmupRequests, 20) },
+          endpoints,
+          body,
+        ),
+      );
     }
   }
   return scenarios;

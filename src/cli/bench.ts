@@ -1,17 +1,21 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildReport, type BenchMeta, type BenchReport } from "../bench/build-report.ts";
-import { createChildGroup } from "../bench/child-group.ts";
+import { buildReport, type BenchMeta, type BenchReport, type MemoryInputs } from "../bench/build-report.ts";
+import { createChildGroup, type ChildGroup } from "../bench/child-group.ts";
+import { countStreamEvents } from "../bench/count-stream-events.ts";
+import { measureFirstStart } from "../bench/measure-first-start.ts";
+import { FULL_COST_CALLS, measureModuleCosts, QUICK_COST_CALLS, type CostRow } from "../bench/measure-module-costs.ts";
+import { measurePgliteFloor, type PgliteFloor } from "../bench/measure-pglite-floor.ts";
 import { BenchArgsError, parseBenchArgs, USAGE, type BenchArgs } from "../bench/parse-bench-args.ts";
 import { formatMeta, printReport } from "../bench/print-report.ts";
-import { hasWrk } from "../bench/run-wrk.ts";
-import { runScenario } from "../bench/run-scenario.ts";
-import { medianOfRounds, type Measured } from "../bench/median-of-rounds.ts";
-import { measureModuleCosts, type CostRow } from "../bench/measure-module-costs.ts";
-import { buildScenarios } from "../bench/scenarios.ts";
 import { runOpenStreams, type OpenStreamsResult } from "../bench/run-open-streams.ts";
-import { startProcesses } from "../bench/start-processes.ts";
+import { runScenario, type ScenarioOutcome } from "../bench/run-scenario.ts";
+import { hasWrk } from "../bench/run-wrk.ts";
+import { buildBodyScenarios, buildLongStreamScenarios, buildScenarios, type BenchTarget, type Scenario } from "../bench/scenarios.ts";
+import { startProcesses, type BenchProcesses } from "../bench/start-processes.ts";
+import { openDatabase } from "../db/client.ts";
+import { migrateDatabase } from "../db/migrate.ts";
 
 const OPEN_STREAMS_HOLDS = 2;
 
@@ -32,7 +36,71 @@ function emit(report: BenchReport, args: BenchArgs): void {
   }
 }
 
+const say = (line: string): void => console.error(`bench: ${line}`);
+
+/** Every scenario of the selected sections; the path rows first, so a round runs them back to back. */
+function planScenarios(args: BenchArgs, processes: BenchProcesses): Scenario[] {
+  const has = (section: BenchArgs["sections"][number]): boolean => args.sections.includes(section);
+  const longTargets: BenchTarget[] = ["bare", "cross", ...(args.full ? (["gateway"] as const) : [])];
+  return [
+    ...(has("paths") ? buildScenarios(args, processes.endpoints) : []),
+    ...(has("bodies") ? buildBodyScenarios(processes.endpoints, args.warmupRequests) : []),
+    ...(has("long-stream") ? buildLongStreamScenarios(args.formats, longTargets, processes.endpoints, args.warmupRequests) : []),
+  ];
+}
+
+/** Rounds interleave the scenarios over time, so a burst of outside load hits each of them alike. */
+async function runRounds(args: BenchArgs, tool: "wrk" | "builtin", scriptDir: string, group: ChildGroup, processes: BenchProcesses, scenarios: readonly Scenario[]): Promise<ScenarioOutcome[][]> {
+  const rounds: ScenarioOutcome[][] = scenarios.map(() => []);
+  for (let round = 1; round <= args.rounds; round++) {
+    for (const [i, scenario] of scenarios.entries()) {
+      say(`round ${round}/${args.rounds} [${i + 1}/${scenarios.length}] ${scenario.id}`);
+      const serverPid = processes.pids[scenario.target];
+      // parseBenchArgs only lets `baseline` through with --baseline, which starts its gateway.
+      if (serverPid === undefined) throw new Error(`${scenario.id}: no process serves this target`);
+      rounds[i]!.push(await runScenario(scenario, { ...args, tool, scriptDir, group, serverPid }));
+      // A server that crashed under load turns every later scenario into connection errors; stop with its output.
+      group.assertAlive();
+    }
+  }
+  return rounds;
+}
+
+async function holdOpenStreams(args: BenchArgs, group: ChildGroup, processes: BenchProcesses): Promise<OpenStreamsResult[]> {
+  // Held twice: the first hold grows the process's heap once (JIT, GC heap, allocator arenas),
+  // the second shows what each stream costs a process that has held them before.
+  const holds: OpenStreamsResult[] = [];
+  for (let hold = 1; hold <= OPEN_STREAMS_HOLDS; hold++) {
+    say(`holding ${args.streams} slow streams on the gateway (${hold}/${OPEN_STREAMS_HOLDS})…`);
+    holds.push(
+      await runOpenStreams({
+        group,
+        gatewayUrl: processes.endpoints.gateway,
+        gatewayKey: processes.endpoints.gatewayKey,
+        gatewayPid: processes.pids.gateway,
+        streams: args.streams,
+        hold,
+      }),
+    );
+    group.assertAlive();
+  }
+  return holds;
+}
+
+/** The cost section on the run's database: the gateway's own data dir once it has stopped, or a new one when no gateway ran. */
+async function measureCosts(args: BenchArgs, dataDir: string): Promise<CostRow[]> {
+  say("timing each part of a request in-process…");
+  const database = await openDatabase({ databaseUrl: args.databaseUrl, dataDir });
+  try {
+    await migrateDatabase(database);
+    return await measureModuleCosts({ database, redisUrl: args.redisUrl, formats: args.formats, calls: args.full ? FULL_COST_CALLS : QUICK_COST_CALLS });
+  } finally {
+    await database.close();
+  }
+}
+
 async function bench(args: BenchArgs): Promise<void> {
+  const started = performance.now();
   const tool = chooseTool(args);
   const group = createChildGroup();
   // One temp dir for the gateway config, its PGlite data and the wrk scripts, removed on any exit path.
@@ -52,7 +120,10 @@ async function bench(args: BenchArgs): Promise<void> {
   process.once("SIGTERM", onSignal);
   try {
     const meta: BenchMeta = {
+      profile: args.full ? "full" : "quick",
       tool,
+      database: args.databaseUrl ? "postgres" : "pglite",
+      redis: args.redisUrl !== undefined,
       connections: args.connections,
       durationSec: args.durationSec,
       rounds: args.rounds,
@@ -62,65 +133,43 @@ async function bench(args: BenchArgs): Promise<void> {
       startedAt: new Date().toISOString(),
       loadAverage: loadavg()[0] ?? 0,
     };
-    console.error(`bench: ${formatMeta(meta)}`);
-    // Before the servers start, so the only load from this run is the timed calls themselves.
-    let costs: CostRow[] | undefined;
-    if (args.costs !== "off" && !args.streamsOnly) {
-      console.error("bench: timing routing, limits + cache and the request observers in-process…");
-      costs = await measureModuleCosts();
-    }
-    if (args.costs === "only") return emit(buildReport(meta, [], costs), args);
-    console.error(`bench: starting sim, bare proxy${args.baselineDir ? `, gateway and the baseline gateway from ${args.baselineDir}` : " and gateway"}…`);
-    const processes = await startProcesses(group, {
-      dir,
-      databaseUrl: args.databaseUrl,
-      cpuProfDir: args.cpuProfDir,
-      baselineDir: args.baselineDir,
-    });
-    const scenarios = args.streamsOnly ? [] : buildScenarios(args, processes.endpoints);
-    // Rounds interleave the targets over time, so a burst of outside load hits each of them alike.
-    const rounds: Measured[][] = scenarios.map(() => []);
-    for (let round = 1; round <= args.rounds; round++) {
-      for (const [i, scenario] of scenarios.entries()) {
-        console.error(`bench: round ${round}/${args.rounds} [${i + 1}/${scenarios.length}] ${scenario.id}`);
-        const serverPid = processes.pids[scenario.target];
-        // parseBenchArgs only lets `baseline` through with --baseline, which starts its gateway.
-        if (serverPid === undefined) throw new Error(`${scenario.id}: no process serves this target`);
-        const { load, cpuUsPerRequest, latency } = await runScenario(scenario, {
-          ...args,
-          tool,
-          scriptDir,
-          group,
-          serverPid,
-        });
-        // A server that crashed under load turns every later scenario into connection errors; stop with its output.
-        group.assertAlive();
-        rounds[i]!.push({ result: load, cpuUsPerRequest, latency });
+    say(formatMeta(meta));
+    const has = (section: BenchArgs["sections"][number]): boolean => args.sections.includes(section);
+    const needsServers = args.sections.some((s) => s !== "costs");
+    let measured: Array<{ scenario: Scenario; rounds: ScenarioOutcome[] }> = [];
+    const longStreamEvents: Record<string, number> = {};
+    let memory: MemoryInputs | undefined;
+    let openStreams: OpenStreamsResult[] | undefined;
+    let costsDataDir = join(dir, "costs-data");
+    if (needsServers) {
+      say(`starting sim, bare proxy${args.baselineDir ? `, gateway and the baseline gateway from ${args.baselineDir}` : " and gateway"}…`);
+      const processes = await startProcesses(group, { dir, databaseUrl: args.databaseUrl, redisUrl: args.redisUrl, cpuProfDir: args.cpuProfDir, baselineDir: args.baselineDir });
+      costsDataDir = processes.gateway.dataDir;
+      let firstStartPeakBytes = meta.database === "pglite" ? processes.gatewayStartPeakBytes : undefined;
+      let firstStartNote = meta.database === "pglite" ? "the bench's gateway" : undefined;
+      if (has("memory") && meta.database === "postgres") {
+        say("a first start from source on PGlite and an empty data dir…");
+        firstStartPeakBytes = await measureFirstStart(group, dir, processes.endpoints.direct);
+        firstStartNote = "a gateway started for it alone, on PGlite";
       }
+      const scenarios = planScenarios(args, processes);
+      for (const scenario of scenarios.filter((s) => s.kind === "long-stream" && s.target !== "bare")) longStreamEvents[scenario.id] = await countStreamEvents(scenario);
+      const rounds = await runRounds(args, tool, scriptDir, group, processes, scenarios);
+      measured = scenarios.map((scenario, i) => ({ scenario, rounds: rounds[i]! }));
+      if (has("open-streams")) openStreams = await holdOpenStreams(args, group, processes);
+      // The gateway stops first: its profile is written on exit, and PGlite's files are free for the floor and the costs.
+      await group.stop(processes.gateway.child);
+      let floor: PgliteFloor | undefined;
+      if (has("memory") && meta.database === "pglite") {
+        say("the PGlite floor: a bare script on the gateway's data dir…");
+        floor = await measurePgliteFloor(group, join(processes.gateway.dataDir, "pglite"));
+      }
+      if (has("memory")) memory = { floor, firstStartPeakBytes, firstStartNote, gatewayIdleRssBytes: processes.gatewayIdleRssBytes };
+      // Nothing else runs while the parts are timed.
+      await group.stopAll();
     }
-    // Held twice: the first hold grows the process's heap once (JIT, GC heap, allocator arenas),
-    // the second shows what each stream costs a process that has held them before.
-    const openStreams: OpenStreamsResult[] = [];
-    for (let hold = 1; args.streams > 0 && hold <= OPEN_STREAMS_HOLDS; hold++) {
-      console.error(`bench: holding ${args.streams} slow streams on the gateway (${hold}/${OPEN_STREAMS_HOLDS})…`);
-      openStreams.push(
-        await runOpenStreams({
-          group,
-          gatewayUrl: processes.endpoints.gateway,
-          gatewayKey: processes.endpoints.gatewayKey,
-          gatewayPid: processes.pids.gateway,
-          streams: args.streams,
-          hold,
-        }),
-      );
-      group.assertAlive();
-    }
-    const report = buildReport(
-      meta,
-      scenarios.map((scenario, i) => ({ scenario, ...medianOfRounds(rounds[i]!) })),
-      costs,
-      openStreams.length > 0 ? openStreams : undefined,
-    );
+    const costs = has("costs") ? await measureCosts(args, costsDataDir) : undefined;
+    const report = buildReport({ meta: { ...meta, elapsedSec: (performance.now() - started) / 1000 }, measured, longStreamEvents, memory, costs, openStreams });
     emit(report, args);
   } finally {
     process.off("SIGINT", onSignal);

@@ -1,141 +1,223 @@
 import { describe, expect, test } from "bun:test";
 import { buildReport, type BenchMeta } from "../../src/bench/build-report.ts";
-import type { LoadResult } from "../../src/bench/load-result.ts";
+import type { CostRow } from "../../src/bench/measure-module-costs.ts";
+import type { PgliteFloor } from "../../src/bench/measure-pglite-floor.ts";
 import { formatReport } from "../../src/bench/print-report.ts";
-import type { BenchTarget, Scenario } from "../../src/bench/scenarios.ts";
+import type { PassResult, ScenarioOutcome } from "../../src/bench/run-scenario.ts";
+import type { BenchMode, BenchTarget, Scenario, ScenarioKind } from "../../src/bench/scenarios.ts";
 
-const meta: BenchMeta = {
+const MB = 1024 * 1024;
+
+const meta = (database: BenchMeta["database"]): BenchMeta => ({
+  profile: "quick",
   tool: "wrk",
+  database,
+  redis: database === "postgres",
   connections: 32,
-  durationSec: 5,
+  durationSec: 2,
   rounds: 3,
-  latencySec: 2,
+  latencySec: 1,
   bunVersion: "1.4.5",
   nproc: 2,
   startedAt: "2026-01-01T00:00:00.000Z",
   loadAverage: 0.5,
-};
+});
 
-const scenario = (target: BenchTarget): Scenario => ({
-  id: `chat/stream/${target}`,
-  format: "chat",
-  mode: "stream",
+const scenario = (kind: ScenarioKind, id: string, target: BenchTarget, mode: BenchMode, body = "{}", bodyCase = ""): Scenario => ({
+  id,
+  kind,
+  bodyCase,
+  format: "messages",
+  mode,
   target,
   url: "http://x",
   headers: {},
-  body: "{}",
+  body,
+  passes: ["load", "single"],
+  warmupRequests: 1,
 });
-const load = (requestsPerSec: number): LoadResult => ({ tool: "wrk", requests: requestsPerSec, durationSec: 1, requestsPerSec, p50Ms: 1, p99Ms: 2, errors: 0 });
 
-describe("buildReport", () => {
-  const report = buildReport(meta, [
-    { scenario: scenario("bare"), result: load(10_000), cpuUsPerRequest: 50 },
-    { scenario: scenario("gateway"), result: load(7_500), cpuUsPerRequest: 120 },
-    { scenario: scenario("cross"), result: load(7_000), cpuUsPerRequest: 180 },
-  ]);
-  const group = report.groups[0]!;
+const pass = (cpu: number, p99Ms: number, peakMb: number, extra: Partial<PassResult> = {}): PassResult => ({
+  tool: "wrk",
+  requests: 1000,
+  durationSec: 2,
+  requestsPerSec: 500,
+  p50Ms: p99Ms / 4,
+  p99Ms,
+  errors: 0,
+  cpuUsPerRequest: cpu,
+  peakRssBytes: peakMb * MB,
+  ...extra,
+});
 
-  test("compares same-format and cross-format rows with the same bare proxy, each against its own target", () => {
-    expect(group.comparison).toMatchObject({ throughputRatio: 0.75, targetRatio: 0.8, throughputPass: false });
-    expect(group.crossComparison).toMatchObject({ throughputRatio: 0.7, targetRatio: 0.65, throughputPass: true });
-    expect([group.addedCpuUsPerRequest, group.crossAddedCpuUsPerRequest]).toEqual([70, 130]);
+const both = (cpu: number, p99Ms: number, peakMb: number, extra: Partial<PassResult> = {}): ScenarioOutcome => ({ load: pass(cpu, p99Ms, peakMb, extra), single: pass(cpu, 1, peakMb) });
+
+const path = (target: BenchTarget, mode: BenchMode, outcome: ScenarioOutcome) => ({ scenario: scenario("path", `messages/${mode}/${target}`, target, mode), rounds: [outcome] });
+
+const FLOOR: PgliteFloor = { openRssBytes: 290 * MB, afterInsertsRssBytes: 380 * MB, peakBytes: 390 * MB, inserts: 2000, insertsMs: 300 };
+
+// Bare: 30 µs JSON, 40 µs stream, p99 4 ms. Same-format JSON 45 µs (1.5×, pass), stream 100 µs (2.5×, miss),
+// translated JSON 60 µs (2.0×, pass, p99 7 ms > 4 + 2.5: miss), translated stream 90 µs (2.25×, pass).
+const PATHS = [
+  path("bare", "json", both(30, 4, 45)),
+  path("gateway", "json", both(45, 5, 470)),
+  path("cross", "json", both(60, 7, 470)),
+  path("bare", "stream", both(40, 4, 45)),
+  path("gateway", "stream", both(100, 5, 490)),
+  path("cross", "stream", both(90, 6, 470)),
+];
+
+describe("buildReport: the path rows", () => {
+  const report = buildReport({ meta: meta("pglite"), measured: PATHS, memory: { floor: FLOOR } });
+  const row = (id: string) => report.paths.find((p) => p.id === id)!;
+
+  test("in the issue's order, each against the bare proxy of its format and mode", () => {
+    expect(report.paths.map((p) => [p.kind, p.upstreamApi])).toEqual([
+      ["same-json", "messages"],
+      ["same-stream", "messages"],
+      ["translated-json", "chat"],
+      ["translated-stream", "chat"],
+    ]);
+    expect(row("messages/stream/gateway")).toMatchObject({ cpuRatio: 2.5, cpuBeyondBareUs: 60 });
   });
 
-  test("the printed report gives both ratios and a summary line per kind", () => {
+  test("CPU ratio against each row's own target", () => {
+    expect(report.paths.map((p) => p.verdicts?.cpu.pass)).toEqual([true, false, true, true]);
+    expect(row("messages/json/gateway").verdicts?.cpu.target).toBe("≤ 1.6×");
+    expect(row("messages/stream/cross").verdicts?.cpu.target).toBe("≤ 2.5×");
+  });
+
+  test("p99 under load within bare's p99 plus the row's allowance", () => {
+    expect(report.paths.map((p) => p.verdicts?.p99.pass)).toEqual([true, true, false, true]);
+  });
+
+  test("RSS on PGlite: at most the floor measured in the same run plus 100 MB", () => {
+    expect(report.paths.map((p) => p.verdicts?.rss.pass)).toEqual([true, false, true, true]);
+    expect(report.memory).toMatchObject({ rssLimitBytes: 480 * MB, gatewayPeakRssBytes: 490 * MB, rss: { pass: false } });
+  });
+
+  test("RSS on Postgres: at most 150 MB, no floor needed", () => {
+    const postgres = buildReport({ meta: meta("postgres"), measured: PATHS, memory: {} });
+    expect(postgres.paths.map((p) => p.verdicts?.rss)).toEqual(Array(4).fill({ target: "≤ 150 MB", pass: false }));
+  });
+
+  test("RSS on PGlite without the floor cannot be judged", () => {
+    const unjudged = buildReport({ meta: meta("pglite"), measured: PATHS });
+    expect(unjudged.paths.every((p) => p.verdicts?.rss.pass === undefined)).toBe(true);
+    expect(unjudged.summary.judged).toBe(8);
+  });
+
+  test("an error in a row fails its CPU and p99 marks: a fast error is not a pass", () => {
+    const failing = buildReport({ meta: meta("pglite"), measured: [path("bare", "json", both(30, 4, 45)), path("gateway", "json", both(31, 4, 100, { errors: 3, firstError: "HTTP 500" }))] });
+    expect(failing.paths[0]!.verdicts).toMatchObject({ cpu: { pass: false }, p99: { pass: false } });
+    expect(formatReport(failing)).toContain("! same-format JSON · messages: HTTP 500");
+  });
+
+  test("a row without its bare proxy has no ratio and is not judged on CPU", () => {
+    const alone = buildReport({ meta: meta("pglite"), measured: [path("gateway", "json", both(45, 5, 100))] });
+    expect(alone.paths[0]).toMatchObject({ cpuRatio: undefined, verdicts: { cpu: { pass: undefined }, p99: { pass: undefined } } });
+  });
+
+  test("the printed report gives each row's numbers and marks, and the targets", () => {
     const text = formatReport(report);
-    expect(text).toContain("gateway/bare throughput 0.750 (target ≥ 0.80) MISS");
-    expect(text).toContain("cross/bare throughput 0.700 (target ≥ 0.65) PASS");
-    expect(text).toContain("same-format: targets met in 0 of 1 format/mode pairs");
-    expect(text).toContain("cross-format: targets met in 1 of 1 format/mode pairs");
+    expect(text).toMatch(/same-format stream · messages\s+100\s+40\s+2\.50×.*MISS/);
+    expect(text).toMatch(/translated JSON · messages → chat\s+60\s+30\s+2\.00×/);
+    expect(text).toContain("same-format JSON CPU ≤ 1.6×, p99 ≤ bare + 1.5 ms");
+    expect(text).toContain("RSS ≤ 480 MB");
   });
+});
 
-  test("cache hits are compared with the misses of the same request, p50 at one connection", () => {
-    const latency = (p50Ms: number): LoadResult => ({ ...load(1), p50Ms });
-    const cachedReport = buildReport(meta, [
-      { scenario: scenario("gateway"), result: load(4_000), cpuUsPerRequest: 200, latency: latency(0.5) },
-      { scenario: scenario("cached"), result: load(12_000), cpuUsPerRequest: 60, latency: latency(0.08) },
+describe("buildReport: big conversations", () => {
+  const body = (caseId: string, bytes: number, target: BenchTarget, outcome: ScenarioOutcome) => ({
+    scenario: scenario("body", `body/${caseId}/${target}`, target, "json", "x".repeat(bytes), caseId),
+    rounds: [outcome],
+  });
+  const single = (cpu: number, p50Ms: number): ScenarioOutcome => ({ single: pass(cpu, p50Ms * 4, 100) });
+  const measured = (cpu1m: number) => [
+    body("1k", 1024, "direct", single(20, 0.1)),
+    body("1k", 1024, "bare", single(30, 0.15)),
+    body("1k", 1024, "gateway", single(100, 0.3)),
+    body("100k", 101 * 1024, "direct", single(200, 0.5)),
+    body("100k", 101 * 1024, "bare", single(150, 0.6)),
+    body("100k", 101 * 1024, "gateway", single(300, 0.7)),
+    body("1m", 1001 * 1024, "direct", single(2000, 3)),
+    body("1m", 1001 * 1024, "bare", single(1000, 3.5)),
+    body("1m", 1001 * 1024, "gateway", single(cpu1m, 4)),
+  ];
+
+  test("added p50 over the direct call, against 0.25 ms at 100 KB and 1.2 ms at 1 MB", () => {
+    const report = buildReport({ meta: meta("pglite"), measured: measured(2_100) });
+    expect(report.bodies.map((b) => [b.caseId, b.addedP50Ms])).toEqual([
+      ["1k", expect.closeTo(0.2, 9)],
+      ["100k", expect.closeTo(0.2, 9)],
+      ["1m", expect.closeTo(1, 9)],
     ]);
-    const c = cachedReport.groups[0]!.cacheComparison!;
-    expect(c.throughputRatio).toBe(3);
-    expect(c.p50Ratio).toBeCloseTo(6.25, 5);
-    expect([c.latencyPass, c.throughputPass, c.latencyFromSingleConnection]).toEqual([true, false, true]);
-    const text = formatReport(cachedReport);
-    expect(text).toContain("p50 6.3× faster (one connection) (target ≥ 5×) PASS");
-    expect(text).toContain("throughput 3.0× (target ≥ 5×) MISS");
-    expect(text).toContain("met in 1 of 1 format/mode pairs");
-    expect(report.groups[0]!.cacheComparison).toBeUndefined();
+    expect(report.bodies.map((b) => b.addedP50?.pass)).toEqual([undefined, true, true]);
   });
 
-  test("cost rows print their p50 against their target", () => {
-    const row = { calls: 10, sink: 1, note: "", p99Us: 9 };
-    const text = formatReport(
-      buildReport(meta, [], [
-        { ...row, id: "a", label: "warm routing", p50Us: 4.2, targetP50Us: 50 },
-        { ...row, id: "b", label: "limits + cache", p50Us: 31, targetP50Us: 30 },
-        { ...row, id: "c", label: "request log", p50Us: 2, targetP50Us: undefined },
-      ]),
-    );
-    expect(text).toMatch(/warm routing +p50 +4\.20 µs .*\(target ≤ 50 µs\) PASS/);
-    expect(text).toMatch(/limits \+ cache +p50 +31\.00 µs .*\(target ≤ 30 µs\) MISS/);
-    expect(text).not.toMatch(/request log.*(PASS|MISS)/);
+  test("the slope: gateway µs per KB above the small request, and a verdict on growth no faster than the body", () => {
+    // 200 µs over 100 KB = 2 µs/KB; 1,800 µs over the next 900 KB = 2 µs/KB: linear.
+    const linear = buildReport({ meta: meta("pglite"), measured: measured(2_100) });
+    expect(linear.bodies.map((b) => b.slopeUsPerKb)).toEqual([undefined, 2, 2]);
+    expect(linear.bodies[2]!.slope?.pass).toBe(true);
+    // 9,700 µs over the next 900 KB ≈ 10.8 µs/KB: faster than the body.
+    const steeper = buildReport({ meta: meta("pglite"), measured: measured(10_000) });
+    expect(steeper.bodies[2]!.slope?.pass).toBe(false);
+    expect(formatReport(steeper)).toContain("100 KB→1 MB slope ≤ 1.25× the slope up to 100 KB");
+  });
+});
+
+describe("buildReport: the long stream", () => {
+  const long = (target: BenchTarget, cpu: number) => ({ scenario: scenario("long-stream", `long-stream/messages/${target}`, target, "stream"), rounds: [{ load: pass(cpu, 50, 100) }] });
+
+  test("the translated path's CPU beyond the bare proxy per event, against 1 µs", () => {
+    const report = buildReport({ meta: meta("pglite"), measured: [long("bare", 1_000), long("cross", 2_600)], longStreamEvents: { "long-stream/messages/cross": 2_000 } });
+    expect(report.longStreams[0]).toMatchObject({ events: 2_000, crossUsPerEvent: 0.8, verdict: { pass: true } });
+    const slow = buildReport({ meta: meta("pglite"), measured: [long("bare", 1_000), long("cross", 5_000)], longStreamEvents: { "long-stream/messages/cross": 2_000 } });
+    expect(slow.longStreams[0]).toMatchObject({ crossUsPerEvent: 2, verdict: { pass: false } });
   });
 
-  test("gateway and baseline rows give the baseline comparison, in the table, JSON and one unmarked line", () => {
-    const latency = (p50Ms: number): LoadResult => ({ ...load(1), p50Ms });
-    const withBaseline = buildReport(meta, [
-      { scenario: scenario("bare"), result: load(10_000), cpuUsPerRequest: 50 },
-      { scenario: scenario("gateway"), result: load(5_600), cpuUsPerRequest: 281, latency: latency(0.64) },
-      { scenario: scenario("baseline"), result: load(5_000), cpuUsPerRequest: 309, latency: latency(0.7) },
+  test("without the event count it is not judged", () => {
+    const report = buildReport({ meta: meta("pglite"), measured: [long("bare", 1_000), long("cross", 2_600)] });
+    expect(report.longStreams[0]!.verdict.pass).toBeUndefined();
+  });
+});
+
+describe("buildReport: memory and the budget", () => {
+  test("the first start against 500 MB, reported beside the floor", () => {
+    const report = buildReport({ meta: meta("pglite"), measured: [], memory: { floor: FLOOR, firstStartPeakBytes: 1_050 * MB, firstStartNote: "the bench's gateway", gatewayIdleRssBytes: 310 * MB } });
+    expect(report.memory?.firstStart).toEqual({ target: "≤ 500 MB", pass: false });
+    const text = formatReport(report);
+    expect(text).toContain("holds 290 MB, 380 MB after 2000 small inserts");
+    expect(text).toContain("peak 1050 MB (target ≤ 500 MB) MISS");
+  });
+
+  const cost = (id: string, part: CostRow["part"], meanUs: number): CostRow => ({ id, part, label: id, meanUs, p50Us: meanUs, p99Us: meanUs, calls: 1, targetP50Us: undefined, note: "", sink: 1 });
+  const COSTS = [
+    cost("auth", "auth", 1),
+    cost("limits", "limits", 2),
+    cost("usage-row", "usage row", 10),
+    cost("request-log", "request log", 2),
+    cost("metrics", "metrics", 1),
+    cost("body-check/messages", "body check", 1),
+    cost("routing/messages", "routing", 5),
+    cost("cache/messages", "cache key + store", 3),
+    cost("same-format-json/messages", "same-format answer", 2),
+  ];
+
+  test("a path row's CPU beyond bare, set against the parts its request goes through", () => {
+    const report = buildReport({ meta: meta("pglite"), measured: PATHS, costs: COSTS });
+    // Only the same-format JSON row has every part it needs among these costs.
+    expect(report.budget).toEqual([
+      expect.objectContaining({ rowId: "messages/json/gateway", partsUs: 27, beyondBareUs: 15, restUs: -12 }),
     ]);
-    const group = withBaseline.groups[0]!;
-    const c = group.baselineComparison!;
-    expect(c.throughputRatio).toBeCloseTo(1.12, 10);
-    expect(c).toMatchObject({
-      gatewayCpuUsPerRequest: 281,
-      baselineCpuUsPerRequest: 309,
-      cpuDeltaUsPerRequest: -28,
-      gatewayP50Ms: 0.64,
-      baselineP50Ms: 0.7,
-      latencyFromSingleConnection: true,
-      clean: true,
-    });
-    // The gateway/bare comparison is unchanged by the extra row.
-    expect(group.comparison!.throughputRatio).toBeCloseTo(0.56, 10);
-    expect(group.rows.map((row) => row.target)).toEqual(["bare", "gateway", "baseline"]);
-    expect(JSON.parse(JSON.stringify(withBaseline)).groups[0].baselineComparison).toMatchObject({ cpuDeltaUsPerRequest: -28 });
-    const text = formatReport(withBaseline);
-    expect(text).toContain("  gateway vs baseline: throughput 1.12× · CPU 281 vs 309 µs/req (-28) · one-connection p50 0.64 vs 0.70 ms\n");
-    expect(text).toMatch(/\n {2}baseline +5000 /);
-    expect(text).not.toMatch(/gateway vs baseline.*(PASS|MISS)/);
+    expect(report.budget[0]!.parts.map((p) => p.id)).toContain("same-format-json/messages");
   });
 
-  test("without a one-connection pass or CPU the baseline line says so; errors are flagged", () => {
-    const unclean = buildReport(meta, [
-      { scenario: scenario("gateway"), result: load(4_000), cpuUsPerRequest: undefined },
-      { scenario: scenario("baseline"), result: { ...load(5_000), errors: 3, p50Ms: 1.5 }, cpuUsPerRequest: undefined },
-    ]);
-    const c = unclean.groups[0]!.baselineComparison!;
-    expect(c).toMatchObject({ throughputRatio: 0.8, cpuDeltaUsPerRequest: undefined, baselineP50Ms: 1.5, latencyFromSingleConnection: false, clean: false });
-    const text = formatReport(unclean);
-    expect(text).toContain("gateway vs baseline: throughput 0.80× · under-load p50 1.00 vs 1.50 ms · errors on one side");
-  });
-
-  test("no baseline row, no baseline comparison", () => {
-    expect(report.groups[0]!.baselineComparison).toBeUndefined();
-    expect(formatReport(report)).not.toContain("baseline");
-    const baselineOnly = buildReport(meta, [
-      { scenario: scenario("bare"), result: load(10_000), cpuUsPerRequest: 50 },
-      { scenario: scenario("baseline"), result: load(9_000), cpuUsPerRequest: 90 },
-    ]);
-    expect(baselineOnly.groups[0]!.baselineComparison).toBeUndefined();
-  });
-
-  test("no cross row, no cross comparison", () => {
-    const only = buildReport(meta, [
-      { scenario: scenario("bare"), result: load(10_000), cpuUsPerRequest: 50 },
-      { scenario: scenario("gateway"), result: load(9_000), cpuUsPerRequest: 90 },
-    ]);
-    expect(only.groups[0]!.crossComparison).toBeUndefined();
-    expect(formatReport(only)).not.toContain("cross-format");
+  test("the summary counts the verdicts judged and met", () => {
+    const report = buildReport({ meta: meta("pglite"), measured: PATHS, memory: { floor: FLOOR, firstStartPeakBytes: 400 * MB } });
+    // 4 rows × (CPU, p99, RSS) = 12, plus the first start; met: CPU 3, p99 3, RSS 3, first start 1.
+    expect(report.summary).toEqual({ met: 10, judged: 13 });
+    expect(formatReport(report)).toContain("targets met: 10 of 13 judged");
   });
 });

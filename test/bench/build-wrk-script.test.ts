@@ -16,6 +16,10 @@ describe("buildWrkScript", () => {
   test("sets method, body and every header", () => {
     const script = buildWrkScript({
       id: "chat/json/gateway",
+      kind: "path",
+      bodyCase: "",
+      passes: ["load"],
+      warmupRequests: 1,
       format: "chat",
       mode: "json",
       target: "gateway",

@@ -23,6 +23,8 @@ describe("measureCallCost", () => {
     }, { warmup: 2, iterations: 20, rounds: 3 });
     expect(cost.p50Us).toBeGreaterThanOrEqual(200);
     expect(cost.p99Us).toBeGreaterThanOrEqual(cost.p50Us);
+    // CPU time, not the clock: a spin is CPU, but a core taken away meanwhile would not count.
+    expect(cost.meanUs).toBeGreaterThan(0);
     expect(cost.sink).toBe(62);
   });
 });

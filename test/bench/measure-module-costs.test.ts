@@ -1,26 +1,48 @@
-import { describe, expect, test } from "bun:test";
-import { measureModuleCosts, TARGET_LIMITS_CACHE_P50_US, TARGET_ROUTING_P50_US } from "../../src/bench/measure-module-costs.ts";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { measureModuleCosts, TARGET_LIMITS_P50_US, TARGET_ROUTING_P50_US, type CostRow } from "../../src/bench/measure-module-costs.ts";
+import { DATABASE_HOOK_TIMEOUT_MS, openTestDatabase, type TestDatabase } from "../helpers/test-database.ts";
+
+let db: TestDatabase;
+let rows: CostRow[];
+
+beforeAll(async () => {
+  db = await openTestDatabase();
+  rows = await measureModuleCosts({ database: db.database, redisUrl: process.env.REDIS_URL, formats: ["messages", "chat"], calls: { warmup: 20, iterations: 50, rounds: 1 } });
+}, DATABASE_HOOK_TIMEOUT_MS);
+afterAll(() => db.close(), DATABASE_HOOK_TIMEOUT_MS);
 
 describe("measureModuleCosts", () => {
-  test("times warm routing per format, limits + cache hit and miss, and the observers, on the bench config", async () => {
-    const rows = await measureModuleCosts({ warmup: 20, iterations: 50, rounds: 1 });
+  test("times every part the issue names: the shared ones once, the per-format ones per format, the big body's", () => {
     const ids = rows.map((r) => r.id);
-    for (const format of ["messages", "chat", "responses"]) {
-      expect(ids).toContain(`routing/${format}/pinned`);
-      expect(ids).toContain(`routing/${format}/first-turn`);
+    expect(ids).toEqual(expect.arrayContaining(["auth", "limits", "usage-row", "request-log", "metrics", "body-check/1m", "routing/1m", "cache/1m"]));
+    for (const format of ["messages", "chat"]) {
+      for (const part of ["body-check", "routing", "cache", "same-format-json", "same-format-stream", "translation-json", "translation-stream", "translation-long"]) {
+        expect(ids).toContain(`${part}/${format}`);
+      }
     }
-    expect(ids).toEqual(expect.arrayContaining(["limits-cache/uncapped/hit", "limits-cache/capped/miss", "observers/request-log", "observers/metrics"]));
-    for (const row of rows.filter((r) => r.id.startsWith("routing/"))) {
-      // Warm: the decision comes from the decision cache, never from the classifier.
-      expect(row.note).toContain("decision cache hit");
-      expect(row.targetP50Us).toBe(TARGET_ROUTING_P50_US);
-    }
-    expect(rows.find((r) => r.id === "routing/chat/pinned")!.note).toContain("source sticky");
-    expect(rows.find((r) => r.id === "limits-cache/capped/hit")!).toMatchObject({ targetP50Us: TARGET_LIMITS_CACHE_P50_US, note: "limiter memory" });
+    expect(ids.some((id) => id.endsWith("/responses"))).toBe(false);
+    expect(new Set(rows.map((r) => r.part))).toEqual(
+      new Set(["auth", "body check", "limits", "routing", "cache key + store", "usage row", "request log", "metrics", "same-format answer", "translation"]),
+    );
+  });
+
+  test("the limiter is the run's backend, and the targets an issue set are kept", () => {
+    expect(rows.find((r) => r.id === "limits")).toMatchObject({ targetP50Us: TARGET_LIMITS_P50_US, note: `limiter ${process.env.REDIS_URL ? "redis" : "memory"}` });
+    expect(rows.find((r) => r.id === "routing/chat")!.targetP50Us).toBe(TARGET_ROUTING_P50_US);
+  });
+
+  test("the streams read are whole answers from the sim, and the long one has its 2,000 events", () => {
+    expect(rows.find((r) => r.id === "same-format-stream/messages")!.label).toMatch(/· \d{2} events/);
+    expect(rows.find((r) => r.id === "translation-long/messages")!.label).toMatch(/· 20\d\d events/);
+  });
+
+  test("every row did its calls and kept what they returned", () => {
     for (const row of rows) {
-      expect(row.calls).toBe(50);
-      expect(row.p50Us).toBeGreaterThan(0);
+      expect(row.meanUs).toBeGreaterThan(0);
       expect(row.sink).toBeGreaterThan(0);
     }
-  }, 30_000);
+    expect(rows.find((r) => r.id === "auth")!.calls).toBe(50);
+    // The usage row is process CPU over every row written; the others are timed call by call.
+    expect(rows.find((r) => r.id === "usage-row")).toMatchObject({ calls: 50, p50Us: undefined });
+  });
 });

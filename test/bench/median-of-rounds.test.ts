@@ -1,34 +1,45 @@
 import { describe, expect, test } from "bun:test";
-import type { LoadResult } from "../../src/bench/load-result.ts";
-import { medianOfRounds } from "../../src/bench/median-of-rounds.ts";
+import { foldPasses, medianOfRounds } from "../../src/bench/median-of-rounds.ts";
+import type { PassResult } from "../../src/bench/run-scenario.ts";
 
-const run = (requestsPerSec: number, p50Ms: number, cpu: number | undefined, extra: Partial<LoadResult> = {}) => ({
-  result: { tool: "wrk" as const, requests: requestsPerSec * 5, durationSec: 5, requestsPerSec, p50Ms, p99Ms: p50Ms * 3, errors: 0, ...extra },
+const pass = (requestsPerSec: number, p50Ms: number, cpu: number | undefined, peak: number | undefined, extra: Partial<PassResult> = {}): PassResult => ({
+  tool: "wrk",
+  requests: requestsPerSec * 5,
+  durationSec: 5,
+  requestsPerSec,
+  p50Ms,
+  p99Ms: p50Ms * 3,
+  errors: 0,
   cpuUsPerRequest: cpu,
+  peakRssBytes: peak,
+  ...extra,
+});
+
+describe("foldPasses", () => {
+  test("medians of rates, latencies and CPU; sums of requests and errors; the highest peak RSS", () => {
+    const folded = foldPasses([pass(10_000, 2, 60, 300), pass(14_000, 1.5, 55, 420, { errors: 2, firstError: "boom" }), pass(12_000, 3, 70, 310)]);
+    expect(folded).toMatchObject({ requestsPerSec: 12_000, p50Ms: 2, p99Ms: 6, requests: 180_000, durationSec: 15, errors: 2, firstError: "boom", cpuUsPerRequest: 60, peakRssBytes: 420 });
+  });
+
+  test("an even number of rounds takes the mean of the middle two", () => {
+    expect(foldPasses([pass(1, 1, 10, 1), pass(1, 3, 30, 1)]).cpuUsPerRequest).toBe(20);
+  });
+
+  test("CPU and RSS without procfs stay undefined; rounds that have them are used", () => {
+    expect(foldPasses([pass(1, 1, undefined, undefined)]).cpuUsPerRequest).toBeUndefined();
+    expect(foldPasses([pass(1, 1, undefined, undefined), pass(1, 1, 40, 5)])).toMatchObject({ cpuUsPerRequest: 40, peakRssBytes: 5 });
+  });
+
+  test("no rounds is a caller's bug", () => {
+    expect(() => foldPasses([])).toThrow(/no rounds/);
+  });
 });
 
 describe("medianOfRounds", () => {
-  test("takes medians of rates, latencies and CPU; sums requests and errors", () => {
-    const folded = medianOfRounds([run(10_000, 2, 60), run(14_000, 1.5, 55, { errors: 2, firstError: "boom" }), run(12_000, 3, 70)]);
-    expect(folded.result.requestsPerSec).toBe(12_000);
-    expect(folded.result.p50Ms).toBe(2);
-    expect(folded.result.p99Ms).toBe(6);
-    expect(folded.result.requests).toBe(180_000);
-    expect(folded.result.durationSec).toBe(15);
-    expect(folded.result.errors).toBe(2);
-    expect(folded.result.firstError).toBe("boom");
-    expect(folded.cpuUsPerRequest).toBe(60);
-  });
-
-  test("an even number of rounds averages the middle two; missing CPU readings are skipped", () => {
-    const folded = medianOfRounds([run(10, 1, undefined), run(20, 2, 40), run(30, 3, undefined), run(40, 4, 50)]);
-    expect(folded.result.requestsPerSec).toBe(25);
-    expect(folded.result.p50Ms).toBe(2.5);
-    expect(folded.cpuUsPerRequest).toBe(45);
-  });
-
-  test("a single round is itself", () => {
-    const one = run(5, 1, 9);
-    expect(medianOfRounds([one])).toEqual(one);
+  test("folds each pass on its own, and leaves out a pass no round ran", () => {
+    const folded = medianOfRounds([{ load: pass(100, 1, 10, 1), single: pass(5, 0.2, 20, 1) }, { load: pass(300, 3, 30, 2), single: pass(7, 0.4, 40, 1) }, { load: pass(200, 2, 20, 1) }]);
+    expect(folded.load).toMatchObject({ requestsPerSec: 200, cpuUsPerRequest: 20, peakRssBytes: 2 });
+    expect(folded.single).toMatchObject({ requestsPerSec: 6, cpuUsPerRequest: 30 });
+    expect(medianOfRounds([{ load: pass(1, 1, 1, 1) }]).single).toBeUndefined();
   });
 });

@@ -1,50 +1,81 @@
 import { describe, expect, test } from "bun:test";
 import { join, relative } from "node:path";
-import { BenchArgsError, parseBenchArgs } from "../../src/bench/parse-bench-args.ts";
+import { BenchArgsError, parseBenchArgs, SECTION_NAMES } from "../../src/bench/parse-bench-args.ts";
 
 // This checkout has a src/main.ts, so it serves as a baseline checkout for parsing.
 const CHECKOUT = join(import.meta.dir, "..", "..");
 
 describe("parseBenchArgs", () => {
-  test("defaults", () => {
-    const args = parseBenchArgs([]);
-    expect(args).toMatchObject({ durationSec: 5, rounds: 3, connections: 32, tool: "auto", json: false, formats: ["messages", "chat", "responses"] });
+  test("no flags: the quick form — Messages clients, short passes, every section but the open-streams row, PGlite and no Redis", () => {
+    expect(parseBenchArgs([])).toMatchObject({
+      full: false,
+      durationSec: 2,
+      latencySec: 1,
+      rounds: 3,
+      connections: 32,
+      warmupRequests: 200,
+      formats: ["messages"],
+      modes: ["json", "stream"],
+      targets: ["bare", "gateway", "cross"],
+      sections: ["paths", "bodies", "long-stream", "memory", "costs"],
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      tool: "auto",
+      json: false,
+    });
+  });
+
+  test("--full: every format, longer passes, the extra targets and the open-streams row", () => {
+    expect(parseBenchArgs(["--full"])).toMatchObject({
+      full: true,
+      durationSec: 5,
+      latencySec: 2,
+      warmupRequests: 300,
+      formats: ["messages", "chat", "responses"],
+      targets: ["direct", "bare", "gateway", "cross", "cached"],
+      sections: [...SECTION_NAMES],
+      streams: 10_000,
+    });
   });
 
   test.each([
-    [["--duration", "2.5"], { durationSec: 2.5 }],
+    [["--duration", "4"], { durationSec: 4 }],
+    [["--full", "--duration", "3"], { full: true, durationSec: 3 }],
+    [["--latency", "0"], { latencySec: 0 }],
     [["--rounds", "5"], { rounds: 5 }],
     [["--connections", "64"], { connections: 64 }],
     [["--formats", "responses,messages"], { formats: ["messages", "responses"] }],
     [["--modes", "stream"], { modes: ["stream"] }],
     [["--targets", "gateway,bare"], { targets: ["bare", "gateway"] }],
-    [["--targets", "cross,bare"], { targets: ["bare", "cross"] }],
+    [["--sections", "costs,paths"], { sections: ["paths", "costs"] }],
+    [["--sections", "open-streams", "--streams", "400"], { sections: ["open-streams"], streams: 400 }],
     [["--cpu-prof", "/tmp/prof"], { cpuProfDir: "/tmp/prof" }],
     [["--tool", "builtin"], { tool: "builtin" }],
-    [[], { costs: "on" }],
-    [["--costs", "only"], { costs: "only" }],
-    [["--targets", "cached,gateway"], { targets: ["gateway", "cached"] }],
     [["--out", "/tmp/x.json"], { json: true, out: "/tmp/x.json" }],
-    [["--database-url", "postgres://h/db"], { databaseUrl: "postgres://h/db" }],
-    [[], { streams: 10_000, streamsOnly: false }],
-    [["--streams", "0"], { streams: 0 }],
-    [["--streams", "400", "--streams-only"], { streams: 400, streamsOnly: true }],
+    [["--database-url", "postgres://postgres@127.0.0.1:5432/test"], { databaseUrl: "postgres://postgres@127.0.0.1:5432/test" }],
+    [["--redis-url", "redis://127.0.0.1:6379"], { redisUrl: "redis://127.0.0.1:6379" }],
   ])("%p", (argv, expected) => {
     expect(parseBenchArgs(argv)).toMatchObject(expected);
   });
 
   test.each([
     [["--duration", "0"], /--duration/],
+    // wrk takes whole seconds.
+    [["--duration", "2.5"], /--duration: expected a positive integer/],
+    [["--latency", "0.5"], /--latency/],
     [["--connections", "1.5"], /--connections/],
     [["--rounds", "0"], /--rounds/],
     [["--formats", "messages,soap"], /unknown "soap"/],
+    [["--sections", "paths,vibes"], /--sections: unknown "vibes"/],
+    [["--sections", ","], /--sections: empty list/],
     [["--tool", "ab"], /--tool/],
-    [["--costs", "maybe"], /--costs/],
     [["--streams", "-1"], /--streams/],
-    [["--streams", "0", "--streams-only"], /--streams-only needs/],
+    [["--database-url", "mysql://h/db"], /--database-url: expected a postgres:\/\//],
+    [["--redis-url", "127.0.0.1:6379"], /--redis-url: expected a redis:\/\//],
     [["--nope"], /nope/],
   ])("rejects %p", (argv, message) => {
     expect(() => parseBenchArgs(argv)).toThrow(message);
+    expect(() => parseBenchArgs(argv)).toThrow(BenchArgsError);
   });
 });
 
@@ -60,9 +91,9 @@ describe("--baseline", () => {
     expect(() => parseBenchArgs(["--baseline", "/nonexistent/checkout"])).toThrow(BenchArgsError);
   });
 
-  test("the default targets leave baseline out without it, and put it right after gateway with it", () => {
-    expect(parseBenchArgs([]).targets).toEqual(["direct", "bare", "gateway", "cross", "cached"]);
-    expect(parseBenchArgs(["--baseline", CHECKOUT]).targets).toEqual(["direct", "bare", "gateway", "baseline", "cross", "cached"]);
+  test("joins the default targets right after gateway", () => {
+    expect(parseBenchArgs(["--baseline", CHECKOUT]).targets).toEqual(["bare", "gateway", "baseline", "cross"]);
+    expect(parseBenchArgs(["--full", "--baseline", CHECKOUT]).targets).toEqual(["direct", "bare", "gateway", "baseline", "cross", "cached"]);
   });
 
   test("with --targets, baseline runs only when listed, in table order", () => {
@@ -72,12 +103,10 @@ describe("--baseline", () => {
 
   test("the baseline target is refused without --baseline", () => {
     expect(() => parseBenchArgs(["--targets", "gateway,baseline"])).toThrow(/baseline needs --baseline/);
-    expect(() => parseBenchArgs(["--targets", "gateway,baseline"])).toThrow(BenchArgsError);
   });
 
   test("is refused with --database-url: the two gateways would share one database", () => {
     const argv = ["--baseline", CHECKOUT, "--database-url", "postgres://h/db"];
-    expect(() => parseBenchArgs(argv)).toThrow(BenchArgsError);
     expect(() => parseBenchArgs(argv)).toThrow(/--baseline cannot be combined with --database-url/);
   });
 });

@@ -1,12 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { buildBenchConfig, CROSS_TIERS } from "../../src/bench/build-bench-config.ts";
-import { buildScenarios, type Scenario } from "../../src/bench/scenarios.ts";
+import { BODY_CASES, buildBodyScenarios, buildLongStreamScenarios, buildScenarios, LONG_STREAM_WORDS, type Scenario, type ScenarioSelection } from "../../src/bench/scenarios.ts";
 
 const endpoints = { direct: "http://sim", bare: "http://bare", gateway: "http://gw", gatewayKey: "rl_test" };
-const all = buildScenarios(
-  { formats: ["messages", "chat", "responses"], modes: ["json", "stream"], targets: ["direct", "bare", "gateway", "cross"] },
-  endpoints,
-);
+const pick = (selection: Pick<ScenarioSelection, "formats" | "modes" | "targets">): ScenarioSelection => ({ ...selection, latencySec: 1, warmupRequests: 200 });
+const all = buildScenarios(pick({ formats: ["messages", "chat", "responses"], modes: ["json", "stream"], targets: ["direct", "bare", "gateway", "cross"] }), endpoints);
 const byId = (id: string): Scenario => all.find((s) => s.id === id)!;
 const body = (id: string): Record<string, unknown> => JSON.parse(byId(id).body) as Record<string, unknown>;
 
@@ -47,7 +45,7 @@ describe("buildScenarios", () => {
   });
 
   test("the miss rows skip the cache per request; `cached` repeats the gateway request without that", () => {
-    const withCached = buildScenarios({ formats: ["chat"], modes: ["json"], targets: ["gateway", "cross", "cached"] }, endpoints);
+    const withCached = buildScenarios(pick({ formats: ["chat"], modes: ["json"], targets: ["gateway", "cross", "cached"] }), endpoints);
     const [gateway, cross, cached] = withCached;
     expect(gateway!.headers["cache-control"]).toBe("no-cache");
     expect(cross!.headers["cache-control"]).toBe("no-cache");
@@ -61,7 +59,7 @@ describe("buildScenarios", () => {
     const withBaseline = { ...endpoints, baseline: { url: "http://base", key: "rl_base" } };
     for (const format of ["messages", "chat", "responses"] as const) {
       for (const mode of ["json", "stream"] as const) {
-        const [gateway, baseline] = buildScenarios({ formats: [format], modes: [mode], targets: ["gateway", "baseline"] }, withBaseline);
+        const [gateway, baseline] = buildScenarios(pick({ formats: [format], modes: [mode], targets: ["gateway", "baseline"] }), withBaseline);
         expect(baseline!.id).toBe(`${format}/${mode}/baseline`);
         expect(baseline!.body).toBe(gateway!.body);
         expect(baseline!.url).toBe(gateway!.url.replace("http://gw", "http://base"));
@@ -73,7 +71,7 @@ describe("buildScenarios", () => {
   });
 
   test("baseline without a baseline gateway is a caller's error", () => {
-    expect(() => buildScenarios({ formats: ["chat"], modes: ["json"], targets: ["baseline"] }, endpoints)).toThrow(/--baseline/);
+    expect(() => buildScenarios(pick({ formats: ["chat"], modes: ["json"], targets: ["baseline"] }), endpoints)).toThrow(/--baseline/);
   });
 
   test("direct and bare never carry the gateway key", () => {
@@ -81,7 +79,7 @@ describe("buildScenarios", () => {
   });
 
   test("keeps the selection's subset", () => {
-    const some = buildScenarios({ formats: ["chat"], modes: ["stream"], targets: ["bare", "gateway"] }, endpoints);
+    const some = buildScenarios(pick({ formats: ["chat"], modes: ["stream"], targets: ["bare", "gateway"] }), endpoints);
     expect(some.map((s) => s.id)).toEqual(["chat/stream/bare", "chat/stream/gateway"]);
   });
 });
@@ -89,7 +87,7 @@ describe("buildScenarios", () => {
 describe("the yardstick asks the upstream for the same work as the gateway", () => {
   test("direct and bare carry the effort fields the gateway sets for tier normal", () => {
     const endpoints = { direct: "http://d", bare: "http://b", gateway: "http://g", gatewayKey: "k" };
-    const scenarios = buildScenarios({ formats: ["messages", "chat", "responses"], modes: ["json"], targets: ["direct", "bare", "gateway"] }, endpoints);
+    const scenarios = buildScenarios(pick({ formats: ["messages", "chat", "responses"], modes: ["json"], targets: ["direct", "bare", "gateway"] }), endpoints);
     const body = (id: string) => JSON.parse(scenarios.find((s) => s.id === id)!.body) as Record<string, unknown>;
     for (const target of ["direct", "bare"]) {
       expect(body(`messages/json/${target}`)).toMatchObject({ model: "sim-all", thinking: { type: "adaptive" }, output_config: { effort: "medium" } });
@@ -133,5 +131,57 @@ describe("the bench's gateway config", () => {
 
   test("the response cache is on, so the `cached` rows can measure its hits", () => {
     expect(config.responseCache?.enabled).toBe(true);
+  });
+});
+
+describe("the path rows' passes", () => {
+  test("loaded and one connection; only loaded when the one-connection pass is off", () => {
+    expect(all.every((s) => s.kind === "path" && s.passes.join() === "load,single" && s.warmupRequests === 200)).toBe(true);
+    const loadOnly = buildScenarios({ formats: ["chat"], modes: ["json"], targets: ["bare"], latencySec: 0, warmupRequests: 10 }, endpoints);
+    expect(loadOnly[0]!.passes).toEqual(["load"]);
+  });
+});
+
+describe("buildBodyScenarios", () => {
+  const bodies = buildBodyScenarios(endpoints, 200);
+  const sized = (id: string): number => Buffer.byteLength(bodies.find((s) => s.id === id)!.body);
+
+  test("every body case through direct, bare and gateway: Messages, same-format, JSON, one connection", () => {
+    expect(bodies.map((s) => s.id)).toEqual(BODY_CASES.flatMap((c) => ["direct", "bare", "gateway"].map((t) => `body/${c.id}/${t}`)));
+    for (const s of bodies) expect(s).toMatchObject({ kind: "body", format: "messages", mode: "json", passes: ["single"] });
+    expect(bodies.find((s) => s.id === "body/1m/gateway")!.url).toBe("http://gw/v1/messages");
+  });
+
+  test("the sizes the issue names; the small case is the path rows' own request", () => {
+    expect(sized("body/1k/gateway")).toBeLessThan(1024);
+    expect(sized("body/100k/gateway")).toBeGreaterThanOrEqual(100 * 1024);
+    expect(sized("body/100k/gateway")).toBeLessThan(120 * 1024);
+    expect(sized("body/1m/gateway")).toBeGreaterThanOrEqual(1024 * 1024);
+    expect(sized("body/1m-images/gateway")).toBeLessThan(1.2 * 1024 * 1024);
+  });
+
+  test("heavy bodies warm up with fewer requests", () => {
+    expect(bodies.find((s) => s.id === "body/1m/gateway")!.warmupRequests).toBe(30);
+    expect(bodies.find((s) => s.id === "body/1k/gateway")!.warmupRequests).toBe(100);
+  });
+
+  test("direct and bare send the gateway's forwarded body: the same conversation with the effort set", () => {
+    const gateway = JSON.parse(bodies.find((s) => s.id === "body/100k/gateway")!.body) as { model: string; messages: unknown[]; thinking?: unknown };
+    const bare = JSON.parse(bodies.find((s) => s.id === "body/100k/bare")!.body) as { model: string; messages: unknown[]; thinking?: unknown };
+    expect([gateway.model, bare.model]).toEqual(["normal", "sim-all"]);
+    expect(bare.messages).toEqual(gateway.messages);
+    expect(bare.thinking).toEqual({ type: "adaptive" });
+  });
+});
+
+describe("buildLongStreamScenarios", () => {
+  test("a stream of LONG_STREAM_WORDS words through the translated path and the bare proxy", () => {
+    const [bare, cross] = buildLongStreamScenarios(["messages"], ["bare", "cross"], endpoints, 200);
+    expect([bare!.id, cross!.id]).toEqual(["long-stream/messages/bare", "long-stream/messages/cross"]);
+    const body = JSON.parse(cross!.body) as { model: string; stream: boolean; max_tokens: number; messages: Array<{ content: string }> };
+    expect(body).toMatchObject({ model: "fast", stream: true });
+    expect(body.max_tokens).toBeGreaterThan(LONG_STREAM_WORDS);
+    expect(body.messages[0]!.content).toContain(`[sim words=${LONG_STREAM_WORDS}]`);
+    expect(cross!).toMatchObject({ passes: ["load"], warmupRequests: 20 });
   });
 });
