@@ -129,8 +129,6 @@ const ALLOWED: { readonly [K in keyof ArchitectureFindings]: readonly string[] }
     "src/accounts/generate-api-key.ts: KEY_LENGTH",
     "src/accounts/generate-api-key.ts: displayPrefix",
     "src/bench/build-wrk-script.ts: luaLongString",
-    "src/bench/measure-module-costs.ts: TARGET_LIMITS_CACHE_P50_US",
-    "src/bench/measure-module-costs.ts: TARGET_ROUTING_P50_US",
     "src/bench/parse-wrk-output.ts: parseWrkTime",
     "src/bench/print-report.ts: formatOpenStreams",
     "src/bench/read-process-cpu.ts: parseProcStatCpuMs",

@@ -1,7 +1,7 @@
 import type { Scenario } from "./scenarios.ts";
 
 /** SSE events with data in a stream's text: blocks between blank lines holding a `data:` line (comments and keep-alives are not events). */
-export function countSseEvents(text: string): number {
+function countSseEvents(text: string): number {
   let count = 0;
   for (const block of text.replaceAll("\r\n", "\n").split("\n\n")) {
     if (block.split("\n").some((line) => line.startsWith("data:"))) count++;

@@ -57,8 +57,8 @@ import { measureCallCost, type CallCostOptions } from "./measure-call-cost.ts";
 import { asForwarded, FORMATS, LONG_STREAM_WORDS, type BenchFormat } from "./scenarios.ts";
 
 /** Targets an earlier issue set for two parts, µs at p50. */
-export const TARGET_ROUTING_P50_US = 50;
-export const TARGET_LIMITS_P50_US = 30;
+const TARGET_ROUTING_P50_US = 50;
+const TARGET_LIMITS_P50_US = 30;
 
 /** The parts of a request the issue names, so the budget reads part by part. */
 export type CostPart =

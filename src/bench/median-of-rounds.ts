@@ -23,7 +23,7 @@ function maxOf(values: ReadonlyArray<number | undefined>): number | undefined {
  * run on a shared 2-core machine swings by a fifth), the sum of requests and errors, and the highest
  * peak memory (a peak is a maximum, not a typical value).
  */
-export function foldPasses(results: readonly PassResult[]): PassResult {
+function foldPasses(results: readonly PassResult[]): PassResult {
   if (results.length === 0) throw new Error("foldPasses: no rounds");
   const first = results[0]!;
   const ttfbP50Ms = medianOf(results.map((r) => r.ttfbP50Ms));

@@ -12,7 +12,7 @@ export type ToolChoice = (typeof TOOL_NAMES)[number];
  * a 2,000-event answer; `memory`: the PGlite floor and the first start's peak; `costs`: the
  * gateway's parts timed in-process; `open-streams`: thousands of slow streams held at once.
  */
-export const SECTION_NAMES = ["paths", "bodies", "long-stream", "memory", "costs", "open-streams"] as const;
+const SECTION_NAMES = ["paths", "bodies", "long-stream", "memory", "costs", "open-streams"] as const;
 export type BenchSection = (typeof SECTION_NAMES)[number];
 
 export interface BenchArgs {

@@ -7,7 +7,7 @@ export interface ProcessMemory {
 }
 
 /** VmRSS and VmHWM of one /proc/<pid>/status text; undefined when either is missing. */
-export function parseProcStatusMemory(status: string): ProcessMemory | undefined {
+function parseProcStatusMemory(status: string): ProcessMemory | undefined {
   const rss = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
   const peak = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
   if (rss === undefined || peak === undefined) return undefined;

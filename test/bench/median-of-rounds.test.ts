@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { foldPasses, medianOfRounds } from "../../src/bench/median-of-rounds.ts";
+import { medianOfRounds } from "../../src/bench/median-of-rounds.ts";
 import type { PassResult } from "../../src/bench/run-scenario.ts";
 
 const pass = (requestsPerSec: number, p50Ms: number, cpu: number | undefined, peak: number | undefined, extra: Partial<PassResult> = {}): PassResult => ({
@@ -15,23 +15,26 @@ const pass = (requestsPerSec: number, p50Ms: number, cpu: number | undefined, pe
   ...extra,
 });
 
-describe("foldPasses", () => {
+/** The loaded pass of these rounds, folded. */
+const foldPasses = (passes: readonly PassResult[]): PassResult | undefined => medianOfRounds(passes.map((load) => ({ load }))).load;
+
+describe("medianOfRounds, one pass", () => {
   test("medians of rates, latencies and CPU; sums of requests and errors; the highest peak RSS", () => {
     const folded = foldPasses([pass(10_000, 2, 60, 300), pass(14_000, 1.5, 55, 420, { errors: 2, firstError: "boom" }), pass(12_000, 3, 70, 310)]);
     expect(folded).toMatchObject({ requestsPerSec: 12_000, p50Ms: 2, p99Ms: 6, requests: 180_000, durationSec: 15, errors: 2, firstError: "boom", cpuUsPerRequest: 60, peakRssBytes: 420 });
   });
 
   test("an even number of rounds takes the mean of the middle two", () => {
-    expect(foldPasses([pass(1, 1, 10, 1), pass(1, 3, 30, 1)]).cpuUsPerRequest).toBe(20);
+    expect(foldPasses([pass(1, 1, 10, 1), pass(1, 3, 30, 1)])!.cpuUsPerRequest).toBe(20);
   });
 
   test("CPU and RSS without procfs stay undefined; rounds that have them are used", () => {
-    expect(foldPasses([pass(1, 1, undefined, undefined)]).cpuUsPerRequest).toBeUndefined();
+    expect(foldPasses([pass(1, 1, undefined, undefined)])!.cpuUsPerRequest).toBeUndefined();
     expect(foldPasses([pass(1, 1, undefined, undefined), pass(1, 1, 40, 5)])).toMatchObject({ cpuUsPerRequest: 40, peakRssBytes: 5 });
   });
 
   test("no rounds is a caller's bug", () => {
-    expect(() => foldPasses([])).toThrow(/no rounds/);
+    expect(() => medianOfRounds([])).toThrow(/no rounds/);
   });
 });
 

@@ -1,14 +1,15 @@
 import { describe, expect, test } from "bun:test";
-import { parseProcStatusMemory, readProcessMemory, startPeakProbe } from "../../src/bench/read-process-memory.ts";
+import { readProcessMemory, startPeakProbe } from "../../src/bench/read-process-memory.ts";
 
-describe("parseProcStatusMemory", () => {
-  test("reads VmRSS and VmHWM in bytes", () => {
-    const status = "Name:\tbun\nVmHWM:\t  400000 kB\nVmRSS:\t  300000 kB\nThreads:\t9\n";
-    expect(parseProcStatusMemory(status)).toEqual({ rssBytes: 300_000 * 1024, peakBytes: 400_000 * 1024 });
+describe.skipIf(!readProcessMemory(process.pid))("readProcessMemory", () => {
+  test("this process's RSS, at most its high-water mark", () => {
+    const memory = readProcessMemory(process.pid)!;
+    expect(memory.rssBytes).toBeGreaterThan(0);
+    expect(memory.peakBytes).toBeGreaterThanOrEqual(memory.rssBytes);
   });
 
-  test("undefined when either line is missing (a kernel thread, another OS)", () => {
-    expect(parseProcStatusMemory("Name:\tkthreadd\nVmRSS:\t1 kB\n")).toBeUndefined();
+  test("undefined for a process that is not there", () => {
+    expect(readProcessMemory(2 ** 22 + 1)).toBeUndefined();
   });
 });
 
