@@ -120,4 +120,37 @@ describe("createEventInspector", () => {
     expect(messages.step("error", latin1('{"type":"error","error":{"type":"overloaded_error","message":"surchargé — réessayez"}}'))).toBe("failed");
     expect(messages.failure).toBe("surchargé — réessayez");
   });
+  test("Messages: a repeated start of the open message is hidden, its larger usage billed; a start after a stop or of another message passes", () => {
+    const messages = createEventInspector("messages", false);
+    const start = (id: string, input: number) => `{"type":"message_start","message":{"id":"${id}","usage":{"input_tokens":${input},"output_tokens":1}}}`;
+    expect(messages.step("message_start", start("msg_a", 17))).toBe("pass");
+    expect(messages.step("message_start", start("msg_a", 20))).toBe("hide");
+    expect(messages.startUsage).toMatchObject({ inputTokens: 20 });
+    messages.step("message_delta", '{"type":"message_delta","usage":{"output_tokens":9}}');
+    messages.step("message_stop", '{"type":"message_stop"}');
+    expect(messages.usage).toMatchObject({ inputTokens: 20, outputTokens: 9 });
+    expect(messages.step("message_start", start("msg_a", 5))).toBe("pass");
+    expect(messages.step("message_start", start("msg_b", 5))).toBe("pass");
+    expect(messages.replacement).toBeUndefined();
+  });
+
+  test("Responses: ids rotated from event to event are set back to the response's and the item's first; a new response keeps its own", () => {
+    const responses = createEventInspector("responses", false);
+    const latin1 = (json: string): string => Buffer.from(json, "utf8").toString("latin1");
+    const sent = (data: string): string | undefined => {
+      responses.step(undefined, latin1(data));
+      return responses.replacement === undefined ? undefined : Buffer.from(responses.replacement, "latin1").toString("utf8");
+    };
+    expect(sent('{"type":"response.created","response":{"id":"r1"}}')).toBeUndefined();
+    expect(sent('{"type":"response.in_progress","response":{"id":"r2"}}')).toBe('{"type":"response.in_progress","response":{"id":"r1"}}');
+    expect(sent('{"type":"response.output_item.added","output_index":0,"item":{"id":"i1","type":"message"}}')).toBeUndefined();
+    expect(sent('{"type":"response.output_text.delta","output_index":0,"item_id":"i1","delta":"é"}')).toBeUndefined();
+    expect(sent('{"type":"response.output_text.delta","output_index":0,"item_id":"i2","delta":"👋 ü"}')).toBe('{"type":"response.output_text.delta","output_index":0,"item_id":"i1","delta":"👋 ü"}');
+    expect(sent('{"type":"response.output_item.done","output_index":0,"item":{"id":"i3","type":"message"}}')).toBe('{"type":"response.output_item.done","output_index":0,"item":{"id":"i1","type":"message"}}');
+    expect(sent('{"type":"response.completed","response":{"id":"r3","output":[{"id":"i4"}]}}')).toBe('{"type":"response.completed","response":{"id":"r1","output":[{"id":"i4"}]}}');
+    // The next response of the stream is another one, with ids of its own.
+    expect(sent('{"type":"response.created","response":{"id":"r9"}}')).toBeUndefined();
+    expect(sent('{"type":"response.output_text.delta","output_index":0,"item_id":"i9","delta":"a"}')).toBeUndefined();
+    expect(sent('{"type":"response.completed","response":{"id":"r9"}}')).toBeUndefined();
+  });
 });

@@ -10,7 +10,7 @@ import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
 /**
  * What to do with one upstream event: pass it on; hide it (the Chat usage chunk the client did not
- * ask for); pass it as the possible end (a terminal event: `message_stop`, `[DONE]`,
+ * ask for, a repeated Messages `message_start`); pass it as the possible end (a terminal event: `message_stop`, `[DONE]`,
  * `response.completed`: the stream ends there unless more follows, as another message of a
  * Messages stream does); or stop the stream at it: before it when it is malformed or a content
  * filter's ending, after it when it is the upstream's own error event.
@@ -29,6 +29,11 @@ export interface EventInspector {
   readonly text: TextTally;
   /** The last event was a terminal one (Messages: a message has stopped and no other has started): the stream may end here. */
   readonly between: boolean;
+  /**
+   * After a step: the data to send in place of that event (read as Latin-1, like the event), when
+   * clients could not read it as it came; undefined to send it as it came.
+   */
+  readonly replacement: string | undefined;
 }
 
 const parse = (data: string): JsonObject | undefined => {
@@ -64,6 +69,7 @@ export function createEventInspector(format: WireFormat, hideUsageChunk: boolean
   const step = steps[format];
   return {
     step(name, data) {
+      state.replacement = undefined;
       if (format === "chat" && data === "[DONE]") {
         state.between = true;
         return "stopped";
@@ -90,6 +96,9 @@ export function createEventInspector(format: WireFormat, hideUsageChunk: boolean
     get between() {
       return state.between === true;
     },
+    get replacement() {
+      return state.replacement;
+    },
     text,
   };
 }
@@ -106,7 +115,22 @@ interface State {
   /** Messages: the usage of the messages stopped so far, and whether one of them never reported it. */
   spent?: Usage;
   unreported?: boolean;
+  /** Messages: the id of the message started and not yet stopped. */
+  open?: string;
+  /** Responses: the id the response started with, and each output item's id as it was added, by output index. */
+  responseId?: string;
+  itemIds?: Map<number, string>;
+  /** See EventInspector.replacement. */
+  replacement?: string;
 }
+
+const maxUsage = (a: Usage, b: Usage): Usage => ({
+  inputTokens: Math.max(a.inputTokens, b.inputTokens),
+  outputTokens: Math.max(a.outputTokens, b.outputTokens),
+  cacheReadTokens: Math.max(a.cacheReadTokens, b.cacheReadTokens),
+  cacheWriteTokens: Math.max(a.cacheWriteTokens, b.cacheWriteTokens),
+  reasoningTokens: Math.max(a.reasoningTokens, b.reasoningTokens),
+});
 
 const addUsage = (a: Usage, b: Usage): Usage => ({
   inputTokens: a.inputTokens + b.inputTokens,
@@ -144,8 +168,11 @@ function messagesStep(name: string | undefined, event: JsonObject, state: State,
       return "pass";
     }
     case "message_start": {
-      const message = event.message;
-      state.messageStart = usageFromMessages(isJsonObject(message) ? message.usage : undefined);
+      const message = isJsonObject(event.message) ? event.message : {};
+      const id = str(message.id);
+      if (id !== undefined && id === state.open) return repeatedStart(state, message);
+      state.open = id;
+      state.messageStart = usageFromMessages(message.usage);
       state.messageUsage = undefined;
       // The first usage event is where the input of a stream cut short is read.
       state.startUsage ??= state.messageStart;
@@ -155,6 +182,7 @@ function messagesStep(name: string | undefined, event: JsonObject, state: State,
       if (isJsonObject(event.usage)) state.messageUsage = usageFromMessages(event.usage, state.messageStart);
       return "pass";
     case "message_stop": {
+      state.open = undefined;
       const used = state.messageUsage ?? state.messageStart;
       if (used) state.spent = state.spent ? addUsage(state.spent, used) : used;
       if (!state.messageUsage) state.unreported = true;
@@ -166,6 +194,20 @@ function messagesStep(name: string | undefined, event: JsonObject, state: State,
     default:
       return name === "error" ? failed(event) : "pass";
   }
+}
+
+/**
+ * A second `message_start` of the message already open (some upstreams repeat it): the official
+ * SDK refuses it, and it says nothing new, so it is not sent; the larger of each usage count it
+ * and the first one carry is what the message is billed from.
+ */
+function repeatedStart(state: State, message: JsonObject): Verdict {
+  if (isJsonObject(message.usage) && state.messageStart) {
+    const merged = maxUsage(state.messageStart, usageFromMessages(message.usage));
+    if (state.startUsage === state.messageStart) state.startUsage = merged;
+    state.messageStart = merged;
+  }
+  return "hide";
 }
 
 function chatStep(name: string | undefined, event: JsonObject, state: State, text: TextTally, failed: Fail, hideUsageChunk: boolean): Verdict {
@@ -200,9 +242,54 @@ function chatStep(name: string | undefined, event: JsonObject, state: State, tex
   return "pass";
 }
 
+/** Responses events that carry the response itself, each naming its id. */
+const LIFECYCLE: ReadonlySet<string> = new Set(["response.created", "response.queued", "response.in_progress", "response.completed", "response.incomplete", "response.failed"]);
+
+/**
+ * Keeps the ids of one response the same from event to event. Some upstreams (GitHub Copilot)
+ * give the response a new id in every lifecycle event and an output item a new id in every event
+ * about it; the official SDK then stops ("Lifecycle response identity changed") and the AI SDK
+ * loses the item. Those ids are set back to the response's first and the item's first (from
+ * `response.output_item.added`, by output index); the final output's ids are left as they came.
+ * A new `response.created` starts a new response. Returns whether `event` was changed.
+ */
+function pinIds(type: string, event: JsonObject, state: State): boolean {
+  if (LIFECYCLE.has(type)) {
+    const response = event.response;
+    if (!isJsonObject(response) || typeof response.id !== "string") return false;
+    if (type === "response.created" || state.responseId === undefined) {
+      state.responseId = response.id;
+      state.itemIds = undefined;
+      return false;
+    }
+    if (response.id === state.responseId) return false;
+    response.id = state.responseId;
+    return true;
+  }
+  const index = event.output_index;
+  if (typeof index !== "number") return false;
+  const item = isJsonObject(event.item) ? event.item : undefined;
+  if (type === "response.output_item.added") {
+    if (typeof item?.id === "string") (state.itemIds ??= new Map()).set(index, item.id);
+    return false;
+  }
+  const pinned = state.itemIds?.get(index);
+  if (pinned === undefined) return false;
+  if (item !== undefined && typeof item.id === "string" && item.id !== pinned) {
+    item.id = pinned;
+    return true;
+  }
+  if (typeof event.item_id === "string" && event.item_id !== pinned) {
+    event.item_id = pinned;
+    return true;
+  }
+  return false;
+}
+
 function responsesStep(name: string | undefined, event: JsonObject, state: State, text: TextTally, failed: Fail): Verdict {
   const type = event.type;
   if (typeof type !== "string") return name === "error" ? failed(event) : "malformed";
+  if (pinIds(type, event, state)) state.replacement = JSON.stringify(event);
   if (type.endsWith(".delta")) {
     const piece = str(event.delta);
     if (piece) text.add(piece);

@@ -86,6 +86,31 @@ type Stop =
 
 const clock = createStreamClock();
 
+/** An event's bytes to send in its place: `bytes` (empty: nothing) for `bytes[from, to)`. */
+interface Edit {
+  readonly from: number;
+  readonly to: number;
+  readonly bytes: Buffer;
+}
+
+/** `bytes[from, to)` with the edits inside it made; the same bytes, uncopied, when there are none. */
+function edited(bytes: Buffer, from: number, to: number, edits: readonly Edit[] | undefined): Buffer {
+  const slice = from === 0 && to === bytes.length ? bytes : bytes.subarray(from, to);
+  const inside = edits?.filter((edit) => edit.from >= from && edit.to <= to);
+  if (!inside || inside.length === 0) return slice;
+  const parts: Buffer[] = [];
+  let at = from;
+  for (const edit of inside) {
+    parts.push(bytes.subarray(at, edit.from), edit.bytes);
+    at = edit.to;
+  }
+  parts.push(bytes.subarray(at, to));
+  return Buffer.concat(parts);
+}
+
+/** An event with new data, framed as SSE (the data was read as Latin-1, so it goes back as the bytes it was). */
+const framed = (name: string | undefined, data: string): Buffer => Buffer.from(`${name !== undefined ? `event: ${name}\n` : ""}data: ${data}\n\n`, "latin1");
+
 /**
  * Pipes the upstream stream to the client through Bun's direct sink (no intermediate JS queue),
  * whole events only: each is read once as it passes (a malformed one is never sent, and ends the
@@ -125,8 +150,8 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
   const admit = (bytes: Buffer, atEnd = false): { out: Buffer; hold?: Buffer } => {
     if (bytes.length === 0) return { out: bytes };
     let until = bytes.length;
-    let hideFrom = -1;
-    let hideTo = -1;
+    // Events sent otherwise than they came (rare: a hidden usage chunk, a repeat, rewritten ids).
+    let edits: Edit[] | undefined;
     let holdFrom = inspector.between ? 0 : -1;
     forEachEvent(bytes, (event) => {
       if (event.end - event.start > limits.maxEventBytes) {
@@ -136,14 +161,13 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
       }
       if (event.data === undefined) return true;
       const verdict = inspector.step(event.name, event.data);
+      const replacement = inspector.replacement;
+      if (replacement !== undefined) (edits ??= []).push({ from: event.start, to: event.end, bytes: framed(event.name, replacement) });
       switch (verdict) {
         case "pass":
         case "hide":
         case "stopped":
-          if (verdict === "hide") {
-            hideFrom = event.start;
-            hideTo = event.end;
-          }
+          if (verdict === "hide") (edits ??= []).push({ from: event.start, to: event.end, bytes: EMPTY });
           if (!inspector.between) holdFrom = -1;
           else if (holdFrom < 0) holdFrom = event.start;
           return true;
@@ -169,9 +193,8 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     // Only a stream that goes on holds anything back: a stop sends what came before it.
     if (stop) holdFrom = -1;
     const cut = holdFrom >= 0 ? holdFrom : until;
-    const out = cut === bytes.length ? bytes : bytes.subarray(0, cut);
-    const shown = hideFrom >= 0 && hideTo <= cut ? Buffer.concat([out.subarray(0, hideFrom), out.subarray(hideTo)]) : out;
-    return holdFrom >= 0 ? { out: shown, hold: bytes.subarray(holdFrom, until) } : { out: shown };
+    const out = edited(bytes, 0, cut, edits);
+    return holdFrom >= 0 ? { out, hold: edited(bytes, holdFrom, until, edits) } : { out };
   };
 
   /** What goes out now: the events held back, when anything follows them (or `last`), then `out`; `hold` waits. */
