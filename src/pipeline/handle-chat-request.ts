@@ -147,10 +147,20 @@ function upstreamLimits(deps: GatewayDeps): UpstreamLimits {
 async function smartPlusTurn(s: Served, headers: Record<string, string>): Promise<Response> {
   s.track.fields.source = "smartplus";
   const { format, request, body, principal, requestId, lease, track } = s;
-  const response = await s.deps.smartPlus!.turn({ format, request, body, principal, requestId, headers, onEnd: () => {
-    void lease.release();
-    track.finish(200);
-  } });
+  const response = await s.deps.smartPlus!.turn({
+    format,
+    request,
+    body,
+    principal,
+    requestId,
+    headers,
+    // The slot is free before the answer's last byte, as on every path; a client that left frees it at the end.
+    beforeLastBytes: () => lease.release(),
+    onEnd: () => {
+      void lease.release();
+      track.finish(200);
+    },
+  });
   track.markFirstByte();
   return response;
 }

@@ -18,10 +18,19 @@ export function encodeTextResponse(format: WireFormat, id: string, text: string,
 
 /**
  * The answer as the client format's event stream: one text block whose deltas are the pieces as
- * they come (the phases of the job), then the format's terminator. `onEnd` runs once, when the
- * last byte is out or the client has gone.
+ * they come (the phases of the job), then the format's terminator. `beforeLastBytes` is waited for
+ * just before the terminator (or the error event that ends the stream) is queued, so what the turn
+ * holds is free before the client has its last byte; `onEnd` runs once, when the last byte is out
+ * or the client has gone.
  */
-export function encodeTextStream(format: WireFormat, id: string, pieces: AsyncIterable<string>, ctx: EncodeContext, onEnd: () => void): ReadableStream<Uint8Array> {
+export function encodeTextStream(
+  format: WireFormat,
+  id: string,
+  pieces: AsyncIterable<string>,
+  ctx: EncodeContext,
+  beforeLastBytes: () => void | Promise<void>,
+  onEnd: () => void,
+): ReadableStream<Uint8Array> {
   const encoder = CLIENT_FORMATS[format].stream;
   const bytes = new TextEncoder();
   let state = encoder.initial(ctx);
@@ -44,6 +53,7 @@ export function encodeTextStream(format: WireFormat, id: string, pieces: AsyncIt
       emit(controller, { type: "block_start", index: 0, block: { type: "text" } });
     },
     async pull(controller) {
+      let last: StreamEvent[];
       try {
         const next = await iterator.next();
         if (!next.done) {
@@ -51,13 +61,17 @@ export function encodeTextStream(format: WireFormat, id: string, pieces: AsyncIt
           emit(controller, { type: "text_delta", index: 0, text: next.value });
           return;
         }
-        emit(controller, { type: "block_stop", index: 0 });
-        emit(controller, { type: "finish", stopReason: END_TURN, usage: usageOf(all) });
+        last = [
+          { type: "block_stop", index: 0 },
+          { type: "finish", stopReason: END_TURN, usage: usageOf(all) },
+        ];
       } catch (error) {
         // The cause (a database error, say) stays in the server's log, never in the answer.
         console.error(JSON.stringify({ level: "error", msg: "smart+ turn failed mid-stream", error: error instanceof Error ? error.message : String(error) }));
-        emit(controller, { type: "error", error: { status: 500, type: "api_error", message: "the Smart+ job could not be read; ask again" } });
+        last = [{ type: "error", error: { status: 500, type: "api_error", message: "the Smart+ job could not be read; ask again" } }];
       }
+      await Promise.resolve(beforeLastBytes()).catch(() => {});
+      for (const event of last) emit(controller, event);
       controller.close();
       end();
     },

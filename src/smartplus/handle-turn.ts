@@ -30,6 +30,11 @@ export interface TurnInput {
   readonly requestId: string;
   /** Headers the pipeline already decided (limits); the turn adds its own. */
   readonly headers: Record<string, string>;
+  /**
+   * Called once just before the answer's last bytes go out (a stream's terminator, or the whole
+   * body), and waited for: what the turn holds (its concurrency slot) is free by then.
+   */
+  readonly beforeLastBytes?: () => void | Promise<void>;
   /** Called once when the answer has been sent (or the client left). */
   readonly onEnd?: () => void;
 }
@@ -163,10 +168,11 @@ export async function handleTurn(deps: TurnDeps, input: TurnInput): Promise<Resp
   };
   const ctx = { model: "smart-plus", created: Math.floor(Date.now() / 1000), includeUsage: canonical.includeUsage === true };
   if (input.body.stream === true) {
-    const body = encodeTextStream(format, id, pieces, ctx, () => input.onEnd?.());
+    const body = encodeTextStream(format, id, pieces, ctx, () => input.beforeLastBytes?.(), () => input.onEnd?.());
     return new Response(body, { status: 200, headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } });
   }
   const text = await collect(pieces);
+  await input.beforeLastBytes?.();
   input.onEnd?.();
   return new Response(encodeTextResponse(format, id, text, ctx), { status: 200, headers: { ...headers, "content-type": "application/json" } });
 }

@@ -15,6 +15,8 @@ export interface RedisProxy {
   acceptedMoreThan(count: number): Promise<void>;
   /** Passes bytes both ways (the start state). */
   forward(): void;
+  /** Passes bytes both ways, what goes to Redis `ms` late (in order): a slow link. */
+  delay(ms: number): void;
   /** Redis gone: open connections are cut, new ones accepted and closed at once. */
   cut(): void;
   /** Redis silent: connections stay open, nothing reaches Redis and nothing comes back. */
@@ -30,6 +32,7 @@ interface Pair {
 
 export function startRedisProxy(): RedisProxy {
   let mode: "forward" | "cut" | "blackhole" = "forward";
+  let delayMs = 0;
   let accepted = 0;
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   const clients = new Set<Socket<Pair>>();
@@ -74,8 +77,15 @@ export function startRedisProxy(): RedisProxy {
       },
       data(client, chunk) {
         if (mode !== "forward") return;
-        if (client.data.upstream) client.data.upstream.write(chunk);
-        else client.data.pending.push(new Uint8Array(chunk));
+        const pass = (bytes: Uint8Array): void => {
+          if (client.data.upstream) client.data.upstream.write(bytes);
+          else client.data.pending.push(bytes);
+        };
+        if (delayMs === 0) pass(chunk);
+        else {
+          const bytes = new Uint8Array(chunk);
+          setTimeout(() => pass(bytes), delayMs);
+        }
       },
       close(client) {
         clients.delete(client);
@@ -99,6 +109,11 @@ export function startRedisProxy(): RedisProxy {
     },
     forward() {
       mode = "forward";
+      delayMs = 0;
+    },
+    delay(ms) {
+      mode = "forward";
+      delayMs = ms;
     },
     cut() {
       mode = "cut";
