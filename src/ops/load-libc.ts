@@ -4,8 +4,11 @@ import { dlopen, FFIType, ptr } from "bun:ffi";
 export interface Libc {
   /** RLIMIT_NOFILE as it is now. */
   openFileLimit(): { soft: number; hard: number };
-  /** Sets RLIMIT_NOFILE's soft value (up to the hard one); false when refused. */
-  setOpenFileSoftLimit(soft: number): boolean;
+  /**
+   * Sets RLIMIT_NOFILE; false when refused. Raising `hard` needs CAP_SYS_RESOURCE (root in most
+   * containers); the soft value may go up to the hard one without it.
+   */
+  setOpenFileLimit(soft: number, hard: number): boolean;
   /** Replaces this process with `argv` under `env` (same pid, same signals' target); returns only on failure. */
   exec(path: string, argv: readonly string[], env: Readonly<Record<string, string | undefined>>): void;
 }
@@ -54,9 +57,8 @@ export function loadLibc(): Libc | string {
       // RLIM_INFINITY reads as 2^64 - 1: beyond any count that matters here.
       return { soft: Number(soft > 1n << 40n ? 1n << 40n : soft), hard: Number(hard > 1n << 40n ? 1n << 40n : hard) };
     },
-    setOpenFileSoftLimit(soft) {
-      const limit = read();
-      limit[0] = BigInt(soft);
+    setOpenFileLimit(soft, hard) {
+      const limit = new BigUint64Array([BigInt(soft), BigInt(hard)]);
       return setrlimit(RLIMIT_NOFILE, ptr(limit)) === 0;
     },
     exec(path, argv, env) {

@@ -20,7 +20,8 @@ function ownCommand(): readonly string[] {
 
 /**
  * Sizes the process for `maxUpstreamRequests` open upstream calls before anything starts: the
- * open-file limit goes to its hard limit (two sockets per stream), and Bun's fetch pool, which Bun
+ * open-file limit goes to its hard limit (two sockets per stream; the hard limit itself is raised when
+ * the process may), and Bun's fetch pool, which Bun
  * reads from the environment only at start, is set by replacing this process with itself under
  * that variable (execve: same pid, so a supervisor's signals still reach it). Returns only when no
  * exec was needed, or when it failed; what could not be set comes back as one line each.
@@ -32,7 +33,10 @@ export function sizeProcess(maxUpstreamRequests: number, libc: Libc | string, en
     warnings.push(`routelane: open-file limit not checked: ${libc}`);
   } else {
     let { soft, hard } = libc.openFileLimit();
-    if (soft < hard && libc.setOpenFileSoftLimit(hard)) soft = hard;
+    const needed = maxUpstreamRequests * 2 + RESERVED_FILES;
+    // A privileged process (CAP_SYS_RESOURCE) may raise its hard limit too; otherwise the soft one goes as far as the hard.
+    if (hard < needed && libc.setOpenFileLimit(needed, needed)) soft = hard = needed;
+    if (soft < hard && libc.setOpenFileLimit(hard, hard)) soft = hard;
     const streams = Math.max(0, Math.floor((soft - RESERVED_FILES) / 2));
     files = `open-file limit ${soft}`;
     if (streams < maxUpstreamRequests) {

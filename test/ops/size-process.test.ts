@@ -3,14 +3,19 @@ import { readFileSync } from "node:fs";
 import { loadLibc, type Libc } from "../../src/ops/load-libc.ts";
 import { FETCH_POOL_VARIABLE, sizeProcess } from "../../src/ops/size-process.ts";
 
-/** A C library whose limits are given and whose exec is recorded (a real one would replace the test runner). */
-function fakeLibc(limit: { soft: number; hard: number }, raise = true) {
+/**
+ * A C library whose limits are given and whose exec is recorded (a real one would replace the test
+ * runner). Unprivileged, as setrlimit is: the soft value may rise to the hard one, the hard one not.
+ */
+function fakeLibc(limit: { soft: number; hard: number }, privileged = false) {
   const execs: Array<{ path: string; argv: readonly string[]; env: Readonly<Record<string, string | undefined>> }> = [];
   const libc: Libc = {
     openFileLimit: () => ({ ...limit }),
-    setOpenFileSoftLimit(soft) {
-      if (raise) limit.soft = soft;
-      return raise;
+    setOpenFileLimit(soft, hard) {
+      if (soft > hard || (hard > limit.hard && !privileged)) return false;
+      limit.soft = soft;
+      limit.hard = hard;
+      return true;
     },
     exec: (path, argv, env) => void execs.push({ path, argv, env }),
   };
@@ -52,6 +57,13 @@ describe("sizeProcess", () => {
     ]);
   });
 
+  test("a privileged process raises its hard limit to what the streams need, and says nothing more", () => {
+    const { libc, limit } = fakeLibc({ soft: 1024, hard: 20_000 }, true);
+    const sizing = sizeProcess(16_384, libc, { [FETCH_POOL_VARIABLE]: "16384" });
+    expect(limit).toEqual({ soft: 33_024, hard: 33_024 });
+    expect(sizing).toEqual({ info: "routelane: up to 16384 upstream calls at once, open-file limit 33024", warnings: [] });
+  });
+
   test("no C library to call: both said, nothing set", () => {
     const sizing = sizeProcess(16_384, "not on Linux (darwin)", {});
     expect(sizing.warnings).toEqual([
@@ -68,5 +80,20 @@ describe("sizeProcess", () => {
       .find((l) => l.startsWith("Max open files"))!;
     const [soft, hard] = line.split(/\s{2,}/).slice(1, 3).map(Number);
     expect(libc.openFileLimit()).toEqual({ soft: soft!, hard: hard! });
+  });
+
+  test.skipIf(process.platform !== "linux")("the real C library sets both values (in a child: lowering is allowed to anyone, and this runner keeps its own)", async () => {
+    const script = `
+      const { loadLibc } = await import(${JSON.stringify(`${import.meta.dir}/../../src/ops/load-libc.ts`)});
+      const libc = loadLibc();
+      const { hard } = libc.openFileLimit();
+      const ok = libc.setOpenFileLimit(hard - 2, hard - 1);
+      console.log(JSON.stringify({ ok, hard, now: libc.openFileLimit(), proc: require("node:fs").readFileSync("/proc/self/limits", "utf8").split("\\n").find((l) => l.startsWith("Max open files")) }));
+    `;
+    const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "inherit" });
+    const out = JSON.parse(await new Response(child.stdout).text()) as { ok: boolean; hard: number; now: { soft: number; hard: number }; proc: string };
+    expect(out.ok).toBe(true);
+    expect(out.now).toEqual({ soft: out.hard - 2, hard: out.hard - 1 });
+    expect(out.proc.split(/\s{2,}/).slice(1, 3).map(Number)).toEqual([out.hard - 2, out.hard - 1]);
   });
 });
