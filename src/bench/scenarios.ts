@@ -10,7 +10,7 @@
  * (`--baseline <dir>`): the old code, measured in the same rounds as the new.
  */
 
-import { SET_EFFORT } from "../upstream/set-effort.ts";
+import { SET_EFFORT } from "../wire/set-effort.ts";
 import { BENCH_EFFORT, BENCH_MODELS, buildBenchConfig, CROSS_TIERS, SAME_FORMAT_TIER } from "./build-bench-config.ts";
 import type { JsonObject } from "../canonical/json-object.ts";
 import { buildConversationBody } from "./build-conversation-body.ts";

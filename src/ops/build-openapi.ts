@@ -1,7 +1,7 @@
 import { Type as t, type TSchema } from "@sinclair/typebox";
-import { ChatRequestSchema } from "../formats/chat/schema.ts";
-import { CountTokensRequestSchema, MessagesRequestSchema } from "../formats/messages/schema.ts";
-import { ResponsesRequestSchema } from "../formats/responses/schema.ts";
+import { ChatRequestSchema } from "../wire/chat/schema.ts";
+import { CountTokensRequestSchema, MessagesRequestSchema } from "../wire/messages/schema.ts";
+import { ResponsesRequestSchema } from "../wire/responses/schema.ts";
 import { adminOpenApi } from "./admin-openapi.ts";
 
 /** A TypeBox schema as plain JSON Schema (TypeBox's symbol keys dropped). */

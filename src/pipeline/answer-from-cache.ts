@@ -1,8 +1,8 @@
 import type { WireFormat } from "../canonical/wire-format.ts";
 import type { CachedAnswer } from "../cache/create-response-cache.ts";
 import { replayResponseEvents } from "../cache/replay-response-events.ts";
-import type { EncodeContext } from "../formats/client-format.ts";
-import { CLIENT_FORMATS } from "../formats/client-formats.ts";
+import type { EncodeContext } from "../wire/client-format.ts";
+import { CLIENT_FORMATS } from "../wire/client-formats.ts";
 
 /**
  * A response-cache hit in the called format: the stored canonical answer encoded as JSON, or

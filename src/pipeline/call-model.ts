@@ -1,4 +1,4 @@
-import { SET_EFFORT } from "../upstream/set-effort.ts";
+import { SET_EFFORT } from "../wire/set-effort.ts";
 import type { HistoryTurn } from "../cache/create-response-history.ts";
 import type { RawAnswer } from "../cache/raw-answer.ts";
 import type { Converted } from "../canonical/converted.ts";
@@ -8,11 +8,11 @@ import type { CanonicalMessage, CanonicalRequest } from "../canonical/request.ts
 import type { CanonicalResponse } from "../canonical/response.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import type { ModelConfig } from "../config/schema.ts";
-import type { EncodeContext } from "../formats/client-format.ts";
-import { CLIENT_FORMATS } from "../formats/client-formats.ts";
-import { responseIdFor } from "../formats/responses/build-output-items.ts";
-import { UPSTREAM_ADAPTERS } from "../upstream/adapters.ts";
-import { fitThinkingConstraints } from "../upstream/messages/fit-thinking-constraints.ts";
+import type { EncodeContext } from "../wire/client-format.ts";
+import { CLIENT_FORMATS } from "../wire/client-formats.ts";
+import { responseIdFor } from "../wire/responses/build-output-items.ts";
+import { UPSTREAM_ADAPTERS } from "../wire/upstream-adapters.ts";
+import { fitThinkingConstraints } from "../wire/messages/fit-thinking-constraints.ts";
 import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
 import { forwardSameFormat } from "../upstream/passthrough/forward-same-format.ts";
 import { readResponseId } from "./read-response-id.ts";

@@ -1,8 +1,8 @@
-import { SET_EFFORT } from "../upstream/set-effort.ts";
+import { SET_EFFORT } from "../wire/set-effort.ts";
 import type { CanonicalRequest } from "../canonical/request.ts";
 import type { Config } from "../config/schema.ts";
 import type { AskClass } from "../routing/classify-with-llm.ts";
-import { UPSTREAM_ADAPTERS } from "../upstream/adapters.ts";
+import { UPSTREAM_ADAPTERS } from "../wire/upstream-adapters.ts";
 import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
 import { API_PATHS, type ResolvedProvider } from "../upstream/resolve-providers.ts";
 

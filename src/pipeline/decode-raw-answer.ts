@@ -2,7 +2,7 @@ import type { CanonicalResponse } from "../canonical/response.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import { collectStreamResponse, newStreamCollector } from "../cache/collect-stream-response.ts";
 import type { RawAnswer } from "../cache/raw-answer.ts";
-import { UPSTREAM_ADAPTERS } from "../upstream/adapters.ts";
+import { UPSTREAM_ADAPTERS } from "../wire/upstream-adapters.ts";
 import { asBuffer } from "../upstream/as-buffer.ts";
 import { createSseSplitter } from "../upstream/sse/create-sse-splitter.ts";
 

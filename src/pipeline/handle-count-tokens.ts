@@ -1,8 +1,8 @@
 import type { Tier } from "../canonical/tier.ts";
 import type { Config, ModelConfig } from "../config/schema.ts";
-import { checkApiRules } from "../formats/check-api-rules.ts";
-import { compileBodyCheck } from "../formats/compile-body-check.ts";
-import { CountTokensRequestSchema, type CountTokensRequest } from "../formats/messages/schema.ts";
+import { checkApiRules } from "../wire/check-api-rules.ts";
+import { compileBodyCheck } from "../wire/compile-body-check.ts";
+import { CountTokensRequestSchema, type CountTokensRequest } from "../wire/messages/schema.ts";
 import { resolveTier } from "../routing/resolve-tier.ts";
 import { countUpstreamTokens } from "../usage/count-upstream-tokens.ts";
 import { estimateTokenCount } from "../usage/estimate-token-count.ts";

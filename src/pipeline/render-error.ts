@@ -1,8 +1,8 @@
 import { DatabaseFailure } from "../db/sanitize-db-error.ts";
 import { GatewayError, fail } from "../canonical/gateway-error.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
-import { encodeOpenAIError } from "../formats/chat/encode-error.ts";
-import { encodeMessagesError } from "../formats/messages/encode-error.ts";
+import { encodeOpenAIError } from "../wire/encode-openai-error.ts";
+import { encodeMessagesError } from "../wire/messages/encode-error.ts";
 
 /** Anything thrown that is not a GatewayError is a bug: log it (never a body or key) and answer 500. */
 export function toGatewayError(error: unknown): GatewayError {

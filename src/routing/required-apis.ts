@@ -1,6 +1,6 @@
 import type { CanonicalRequest } from "../canonical/request.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
-import { wantsSeveralChoices } from "../formats/chat/wants-several-choices.ts";
+import { wantsSeveralChoices } from "../wire/chat/wants-several-choices.ts";
 
 const CHAT_ONLY: readonly WireFormat[] = ["chat"];
 

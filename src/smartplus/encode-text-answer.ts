@@ -2,8 +2,8 @@ import type { CanonicalResponse } from "../canonical/response.ts";
 import type { StreamEvent } from "../canonical/stream-event.ts";
 import { ZERO_USAGE, type Usage } from "../canonical/usage.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
-import type { EncodeContext } from "../formats/client-format.ts";
-import { CLIENT_FORMATS } from "../formats/client-formats.ts";
+import type { EncodeContext } from "../wire/client-format.ts";
+import { CLIENT_FORMATS } from "../wire/client-formats.ts";
 
 const END_TURN = { unified: "end_turn", raw: null } as const;
 

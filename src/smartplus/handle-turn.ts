@@ -4,7 +4,7 @@ import { fail } from "../canonical/gateway-error.ts";
 import type { CanonicalRequest } from "../canonical/request.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import type { Config } from "../config/schema.ts";
-import { CLIENT_FORMATS } from "../formats/client-formats.ts";
+import { CLIENT_FORMATS } from "../wire/client-formats.ts";
 import { clampEffort } from "../canonical/clamp-effort.ts";
 import { conversationKey, responseConversationKey } from "../routing/conversation-key.ts";
 import { readSessionId } from "../routing/read-session-id.ts";

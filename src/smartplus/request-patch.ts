@@ -1,12 +1,12 @@
 import type { Usage } from "../canonical/usage.ts";
-import { SET_EFFORT } from "../upstream/set-effort.ts";
+import { SET_EFFORT } from "../wire/set-effort.ts";
 import type { Effort } from "../canonical/effort.ts";
 import { GatewayError } from "../canonical/gateway-error.ts";
 import type { ModelConfig } from "../config/schema.ts";
-import { CLIENT_FORMATS } from "../formats/client-formats.ts";
+import { CLIENT_FORMATS } from "../wire/client-formats.ts";
 import { clampEffort } from "../canonical/clamp-effort.ts";
-import { UPSTREAM_ADAPTERS } from "../upstream/adapters.ts";
-import { fitThinkingConstraints } from "../upstream/messages/fit-thinking-constraints.ts";
+import { UPSTREAM_ADAPTERS } from "../wire/upstream-adapters.ts";
+import { fitThinkingConstraints } from "../wire/messages/fit-thinking-constraints.ts";
 import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
 import { API_PATHS, type ResolvedProvider } from "../upstream/resolve-providers.ts";
 import type { JsonObject } from "../canonical/json-object.ts";

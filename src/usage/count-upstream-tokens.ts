@@ -1,8 +1,8 @@
 import type { ModelConfig } from "../config/schema.ts";
-import { decodeMessagesRequest } from "../formats/messages/decode-request.ts";
+import { decodeMessagesRequest } from "../wire/messages/decode-request.ts";
 import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
 import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
-import { responsesAdapter } from "../upstream/responses/responses-adapter.ts";
+import { responsesAdapter } from "../wire/responses/upstream-side.ts";
 import type { JsonObject } from "../canonical/json-object.ts";
 
 export interface UpstreamCountInput {

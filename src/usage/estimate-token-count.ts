@@ -1,4 +1,4 @@
-import type { CountTokensRequest } from "../formats/messages/schema.ts";
+import type { CountTokensRequest } from "../wire/messages/schema.ts";
 
 type CountTokens = (text: string) => number;
 

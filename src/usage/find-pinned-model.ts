@@ -1,5 +1,5 @@
 import type { Tier } from "../canonical/tier.ts";
-import { decodeMessagesRequest } from "../formats/messages/decode-request.ts";
+import { decodeMessagesRequest } from "../wire/messages/decode-request.ts";
 import { conversationKey } from "../routing/conversation-key.ts";
 import type { PinStore } from "../routing/pin-store.ts";
 import { readSessionId } from "../routing/read-session-id.ts";

@@ -27,27 +27,21 @@ const RANKS: readonly (readonly [prefix: string, rank: number, unit?: string])[]
   ["src/config/", 1],
   ["src/redis/", 1],
   ["src/cache/", 2],
-  // One wire API's knowledge, the interface and what the APIs share (until the wire folders exist,
-  // today's files of that role are ranked with them).
-  ["src/formats/client-format.ts", 2, "wire-shared"],
-  ["src/formats/compile-body-check.ts", 2, "wire-shared"],
-  ["src/upstream/types.ts", 2, "wire-shared"],
-  ["src/upstream/effort-result.ts", 2, "wire-shared"],
+  // One wire API's knowledge, the interface and what the APIs share.
+  ["src/wire/", 2, "wire-shared"],
   ["src/upstream/as-buffer.ts", 2, "wire-shared"],
   ["src/upstream/read-retry-after.ts", 2, "wire-shared"],
   ["src/upstream/classify-upstream-error.ts", 2, "wire-shared"],
   ["src/upstream/sse/read-first-event.ts", 2, "wire-shared"],
   ["src/upstream/sse/create-sse-splitter.ts", 2, "wire-shared"],
-  ["src/formats/messages/", 3],
-  ["src/formats/chat/", 3],
-  ["src/formats/responses/", 3],
-  ["src/upstream/messages/", 3],
-  ["src/upstream/chat/", 3],
-  ["src/upstream/responses/", 3],
+  ["src/wire/messages/", 3],
+  ["src/wire/chat/", 3],
+  ["src/wire/responses/", 3],
   // The registries of the three APIs.
-  ["src/formats/", 4, "wire-registry"],
-  ["src/upstream/adapters.ts", 4, "wire-registry"],
-  ["src/upstream/set-effort.ts", 4, "wire-registry"],
+  ["src/wire/client-formats.ts", 4, "wire-registry"],
+  ["src/wire/upstream-adapters.ts", 4, "wire-registry"],
+  ["src/wire/set-effort.ts", 4, "wire-registry"],
+  ["src/wire/encode-stream-error.ts", 4, "wire-registry"],
   ["src/db/", 5],
   ["src/accounts/", 6],
   ["src/limits/", 7],
@@ -83,7 +77,7 @@ const BRANCH = new RegExp(
   "g",
 );
 /** Programs that speak the APIs themselves, and the APIs' own folders, may name formats. */
-const MAY_NAME_FORMATS = /^src\/(?:wire|sim|bench|formats)\/|^src\/upstream\/(?:messages\/|chat\/|responses\/|adapters\.ts$|set-effort\.ts$)/;
+const MAY_NAME_FORMATS = /^src\/(?:wire|sim|bench)\//;
 
 /** A second name for a JSON object or its check, a copy of the check, or either handed on from another file. */
 const JSON_HELPER =

@@ -4,7 +4,7 @@ import type { FileConfig, ModelConfig } from "../../src/config/schema.ts";
 import { createKeyAuthenticator } from "../../src/accounts/create-key-authenticator.ts";
 import { handleCountTokens } from "../../src/pipeline/handle-count-tokens.ts";
 import type { RequestRecord } from "../../src/canonical/request-record.ts";
-import { decodeMessagesRequest } from "../../src/formats/messages/decode-request.ts";
+import { decodeMessagesRequest } from "../../src/wire/messages/decode-request.ts";
 import { conversationKey } from "../../src/routing/conversation-key.ts";
 import { createMemoryPinStore } from "../../src/routing/create-memory-pin-store.ts";
 import { resolveProviders } from "../../src/upstream/resolve-providers.ts";

@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { Elysia, type AnyElysia } from "elysia";
 import { fail } from "../../canonical/gateway-error.ts";
-import { encodeMessagesError } from "../../formats/messages/encode-error.ts";
+import { encodeMessagesError } from "../../wire/messages/encode-error.ts";
 import { newRequestId } from "../../pipeline/new-request-id.ts";
 import { toGatewayError } from "../../pipeline/render-error.ts";
 import type { Job } from "../../smartplus/create-job-store.ts";

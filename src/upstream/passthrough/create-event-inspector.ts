@@ -1,8 +1,8 @@
 import type { Usage } from "../../canonical/usage.ts";
 import type { WireFormat } from "../../canonical/wire-format.ts";
-import { decodeChatUsage } from "../../formats/chat/map-usage.ts";
-import { usageFromMessages } from "../../formats/messages/map-usage.ts";
-import { decodeResponsesUsage } from "../../formats/responses/map-usage.ts";
+import { decodeChatUsage } from "../../wire/chat/map-usage.ts";
+import { usageFromMessages } from "../../wire/messages/map-usage.ts";
+import { decodeResponsesUsage } from "../../wire/responses/map-usage.ts";
 import { upstreamErrorMessage } from "../classify-upstream-error.ts";
 import { createTextTally, type TextTally } from "../sse/create-text-tally.ts";
 import { fromLatin1 } from "./for-each-event.ts";

@@ -1,1 +1,0 @@
-export { encodeOpenAIError as encodeResponsesError } from "../chat/encode-error.ts";

@@ -1,0 +1,1 @@
+export { encodeOpenAIError as encodeChatError } from "../encode-openai-error.ts";

@@ -1,0 +1,1 @@
+export { encodeOpenAIError as encodeResponsesError } from "../encode-openai-error.ts";

@@ -1,0 +1,39 @@
+import type { Converted } from "../canonical/converted.ts";
+import type { CanonicalRequest } from "../canonical/request.ts";
+import type { CanonicalResponse } from "../canonical/response.ts";
+import type { StreamEvent } from "../canonical/stream-event.ts";
+import type { WireFormat } from "../canonical/wire-format.ts";
+import type { ModelConfig } from "../config/schema.ts";
+import type { SseEvent } from "../upstream/sse/read-first-event.ts";
+import type { JsonObject } from "../canonical/json-object.ts";
+
+export interface UpstreamRequestContext {
+  /** The id sent as `model`. */
+  readonly upstreamModelId: string;
+  /** Capabilities (limits, vision, tools) the encoder may need to respect. */
+  readonly model: ModelConfig;
+}
+
+/**
+ * A reducer over the upstream's SSE events. `step` turns one upstream event into zero or more
+ * canonical events; `end` is called when the upstream body ends and returns what is still owed:
+ * nothing after a clean finish, an `error` event when the stream was cut before its terminator.
+ * A malformed event yields an `error` event (status 502), never an exception.
+ */
+export interface StreamDecoder<S> {
+  initial(): S;
+  step(state: S, event: SseEvent): readonly [S, readonly StreamEvent[]];
+  end(state: S): readonly StreamEvent[];
+}
+
+/**
+ * One upstream API. The effort is not the adapter's job: the pipeline applies the API's effort
+ * setter (`set-*-effort.ts`) to the encoded body afterwards, replacing any thinking fields.
+ */
+export interface UpstreamAdapter<S = unknown> {
+  readonly api: WireFormat;
+  encodeRequest(request: CanonicalRequest, ctx: UpstreamRequestContext): Converted<JsonObject>;
+  /** Throws a GatewayError (502 upstream_error) for a body that is not a valid answer. */
+  decodeResponse(body: unknown): Converted<CanonicalResponse>;
+  readonly stream: StreamDecoder<S>;
+}
