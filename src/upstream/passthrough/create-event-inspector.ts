@@ -1,7 +1,7 @@
 import type { Usage } from "../../canonical/usage.ts";
 import type { WireFormat } from "../../canonical/wire-format.ts";
 import { decodeChatUsage } from "../../wire/chat/map-usage.ts";
-import { usageFromMessages } from "../../wire/messages/map-usage.ts";
+import { decodeMessagesUsage } from "../../wire/messages/map-usage.ts";
 import { decodeResponsesUsage } from "../../wire/responses/map-usage.ts";
 import { upstreamErrorMessage } from "../classify-upstream-error.ts";
 import { createTextTally, type TextTally } from "../sse/create-text-tally.ts";
@@ -172,14 +172,14 @@ function messagesStep(name: string | undefined, event: JsonObject, state: State,
       const id = str(message.id);
       if (id !== undefined && id === state.open) return repeatedStart(state, message);
       state.open = id;
-      state.messageStart = usageFromMessages(message.usage);
+      state.messageStart = decodeMessagesUsage(message.usage);
       state.messageUsage = undefined;
       // The first usage event is where the input of a stream cut short is read.
       state.startUsage ??= state.messageStart;
       return "pass";
     }
     case "message_delta":
-      if (isJsonObject(event.usage)) state.messageUsage = usageFromMessages(event.usage, state.messageStart);
+      if (isJsonObject(event.usage)) state.messageUsage = decodeMessagesUsage(event.usage, state.messageStart);
       return "pass";
     case "message_stop": {
       state.open = undefined;
@@ -203,7 +203,7 @@ function messagesStep(name: string | undefined, event: JsonObject, state: State,
  */
 function repeatedStart(state: State, message: JsonObject): Verdict {
   if (isJsonObject(message.usage) && state.messageStart) {
-    const merged = maxUsage(state.messageStart, usageFromMessages(message.usage));
+    const merged = maxUsage(state.messageStart, decodeMessagesUsage(message.usage));
     if (state.startUsage === state.messageStart) state.startUsage = merged;
     state.messageStart = merged;
   }

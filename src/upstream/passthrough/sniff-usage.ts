@@ -1,7 +1,7 @@
 import type { Usage } from "../../canonical/usage.ts";
 import type { WireFormat } from "../../canonical/wire-format.ts";
 import { decodeChatUsage } from "../../wire/chat/map-usage.ts";
-import { usageFromMessages } from "../../wire/messages/map-usage.ts";
+import { decodeMessagesUsage } from "../../wire/messages/map-usage.ts";
 import { decodeResponsesUsage } from "../../wire/responses/map-usage.ts";
 import { asBuffer } from "../as-buffer.ts";
 
@@ -70,7 +70,7 @@ export function sniffUsage(format: WireFormat, tail: readonly Uint8Array[], firs
     case "messages": {
       const start = firstEvent === undefined ? undefined : firstEventUsage(firstEvent);
       if (raw === undefined && start === undefined) return undefined;
-      return usageFromMessages(raw, usageFromMessages(start));
+      return decodeMessagesUsage(raw, decodeMessagesUsage(start));
     }
     case "chat":
       return raw === undefined ? undefined : decodeChatUsage(raw);

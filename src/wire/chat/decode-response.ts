@@ -2,7 +2,7 @@ import type { OutputPart } from "../../canonical/content-part.ts";
 import type { Converted } from "../../canonical/converted.ts";
 import { type GatewayError, fail } from "../../canonical/gateway-error.ts";
 import type { CanonicalResponse } from "../../canonical/response.ts";
-import { decodeFinishReason } from "./map-stop-reason.ts";
+import { decodeChatStopReason } from "./map-stop-reason.ts";
 import { decodeChatUsage } from "./map-usage.ts";
 import { isJsonObject } from "../../canonical/json-object.ts";
 
@@ -55,7 +55,7 @@ export function decodeChatResponse(body: unknown): Converted<CanonicalResponse> 
       id: typeof body.id === "string" ? body.id : "chatcmpl-unknown",
       model: typeof body.model === "string" ? body.model : "",
       content,
-      stopReason: decodeFinishReason(finish, refused),
+      stopReason: decodeChatStopReason(finish, refused),
       usage: decodeChatUsage(body.usage),
     },
     warnings,

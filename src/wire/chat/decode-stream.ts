@@ -1,7 +1,7 @@
 import type { StreamError, StreamEvent } from "../../canonical/stream-event.ts";
 import type { Usage } from "../../canonical/usage.ts";
 import { ZERO_USAGE } from "../../canonical/usage.ts";
-import { decodeFinishReason } from "./map-stop-reason.ts";
+import { decodeChatStopReason } from "./map-stop-reason.ts";
 import { decodeChatUsage } from "./map-usage.ts";
 import { classifyUpstreamError } from "../../upstream/classify-upstream-error.ts";
 import type { SseEvent } from "../../upstream/sse/read-first-event.ts";
@@ -113,7 +113,7 @@ function onChoice(state: ChatDecodeState, choice: Record<string, unknown>, out: 
 
 function finish(state: ChatDecodeState, out: StreamEvent[]): void {
   state.ended = true;
-  out.push({ type: "finish", stopReason: decodeFinishReason(state.finishReason, state.refused), usage: state.usage ?? ZERO_USAGE });
+  out.push({ type: "finish", stopReason: decodeChatStopReason(state.finishReason, state.refused), usage: state.usage ?? ZERO_USAGE });
 }
 
 function stepChunk(state: ChatDecodeState, data: string): StreamEvent[] {

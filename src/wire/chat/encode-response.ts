@@ -1,7 +1,7 @@
 import type { CanonicalResponse } from "../../canonical/response.ts";
 import type { EncodeContext } from "../client-format.ts";
-import { mapStopReason } from "./map-stop-reason.ts";
-import { mapUsage } from "./map-usage.ts";
+import { encodeChatStopReason } from "./map-stop-reason.ts";
+import { encodeChatUsage } from "./map-usage.ts";
 
 /**
  * A canonical answer → the Chat Completions non-stream body. Thinking is shown as the
@@ -32,7 +32,7 @@ export function encodeChatResponse(response: CanonicalResponse, ctx: EncodeConte
     object: "chat.completion",
     created: ctx.created,
     model: ctx.model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: mapStopReason(response.stopReason) }],
-    usage: mapUsage(response.usage),
+    choices: [{ index: 0, message, logprobs: null, finish_reason: encodeChatStopReason(response.stopReason) }],
+    usage: encodeChatUsage(response.usage),
   };
 }

@@ -2,8 +2,8 @@ import { gatewayErrorOf, type GatewayError } from "../../canonical/gateway-error
 import type { StreamError, StreamEvent } from "../../canonical/stream-event.ts";
 import type { EncodeContext, StreamEncoder } from "../client-format.ts";
 import { encodeChatStreamError } from "./encode-stream-error.ts";
-import { mapStopReason } from "./map-stop-reason.ts";
-import { mapUsage } from "./map-usage.ts";
+import { encodeChatStopReason } from "./map-stop-reason.ts";
+import { encodeChatUsage } from "./map-usage.ts";
 
 export interface ChatStreamState {
   readonly ctx: EncodeContext;
@@ -47,7 +47,7 @@ function ensureStarted(state: ChatStreamState): readonly [ChatStreamState, strin
 }
 
 function finish(state: ChatStreamState, event: Extract<StreamEvent, { type: "finish" }>): string {
-  let out = chunk(state, {}, mapStopReason(event.stopReason));
+  let out = chunk(state, {}, encodeChatStopReason(event.stopReason));
   if (state.ctx.includeUsage) {
     out += frame({
       id: state.id,
@@ -56,7 +56,7 @@ function finish(state: ChatStreamState, event: Extract<StreamEvent, { type: "fin
       model: state.ctx.model,
       system_fingerprint: null,
       choices: [],
-      usage: mapUsage(event.usage),
+      usage: encodeChatUsage(event.usage),
     });
   }
   return `${out}data: [DONE]\n\n`;

@@ -7,7 +7,7 @@ export type ChatFinishReason = "stop" | "length" | "tool_calls" | "content_filte
  * Canonical stop reason → Chat `finish_reason`. Chat cannot say which stop sequence matched, nor
  * that a server-tool loop paused, so both read as a plain `stop`.
  */
-export function mapStopReason(stop: StopReason): ChatFinishReason {
+export function encodeChatStopReason(stop: StopReason): ChatFinishReason {
   const unified: UnifiedStopReason = stop.unified;
   switch (unified) {
     case "end_turn":
@@ -32,7 +32,7 @@ export function mapStopReason(stop: StopReason): ChatFinishReason {
  * Chat `finish_reason` → canonical stop reason, raw value kept. `refused` is set when the
  * message carried a `refusal`: the API reports such answers with a plain `stop`.
  */
-export function decodeFinishReason(raw: string | null, refused = false): StopReason {
+export function decodeChatStopReason(raw: string | null, refused = false): StopReason {
   if (refused && (raw === "stop" || raw === null)) return { unified: "refusal", raw };
   switch (raw) {
     case "length":

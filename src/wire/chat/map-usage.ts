@@ -14,7 +14,7 @@ export interface ChatUsage {
  * Canonical usage → Chat usage. Both count cached input inside the prompt total and reasoning
  * inside the completion total, so the numbers carry over as they are.
  */
-export function mapUsage(usage: Usage): ChatUsage {
+export function encodeChatUsage(usage: Usage): ChatUsage {
   return {
     prompt_tokens: usage.inputTokens,
     completion_tokens: usage.outputTokens,

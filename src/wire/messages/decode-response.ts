@@ -3,8 +3,8 @@ import type { Converted } from "../../canonical/converted.ts";
 import { droppedWarning } from "../../canonical/dropped-content.ts";
 import { GatewayError } from "../../canonical/gateway-error.ts";
 import type { CanonicalResponse } from "../../canonical/response.ts";
-import { stopReasonFromMessages } from "./map-stop-reason.ts";
-import { usageFromMessages } from "./map-usage.ts";
+import { decodeMessagesStopReason } from "./map-stop-reason.ts";
+import { decodeMessagesUsage } from "./map-usage.ts";
 import { isJsonObject } from "../../canonical/json-object.ts";
 
 const malformed = (what: string): GatewayError => new GatewayError(502, "upstream_error", `upstream sent an invalid Messages answer: ${what}`);
@@ -55,8 +55,8 @@ export function decodeMessagesResponse(body: unknown): Converted<CanonicalRespon
       id: str(body.id, "id"),
       model: typeof body.model === "string" ? body.model : "",
       content,
-      stopReason: stopReasonFromMessages(body.stop_reason, body.stop_sequence),
-      usage: usageFromMessages(body.usage),
+      stopReason: decodeMessagesStopReason(body.stop_reason, body.stop_sequence),
+      usage: decodeMessagesUsage(body.usage),
     },
     warnings: [...warnings],
   };

@@ -2,8 +2,8 @@ import type { GatewayErrorType } from "../../canonical/gateway-error.ts";
 import type { StopReason } from "../../canonical/stop-reason.ts";
 import type { StreamEvent } from "../../canonical/stream-event.ts";
 import { ZERO_USAGE, type Usage } from "../../canonical/usage.ts";
-import { stopReasonFromMessages } from "./map-stop-reason.ts";
-import { usageFromMessages } from "./map-usage.ts";
+import { decodeMessagesStopReason } from "./map-stop-reason.ts";
+import { decodeMessagesUsage } from "./map-usage.ts";
 import type { StreamDecoder } from "../upstream-adapter.ts";
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
@@ -72,8 +72,8 @@ function onMessageStart(state: MessagesDecodeState, data: JsonObject): Step {
   const message = isJsonObject(data.message) ? data.message : null;
   if (!message || typeof message.id !== "string") return malformed(state, "message_start without a message id");
   if (state.phase === "open") return message.id === state.messageId ? [state, []] : malformed(state, "a message_start while another message was open");
-  const usage = usageFromMessages(message.usage);
-  const stop = typeof message.stop_reason === "string" ? stopReasonFromMessages(message.stop_reason, message.stop_sequence) : state.stop;
+  const usage = decodeMessagesUsage(message.usage);
+  const stop = typeof message.stop_reason === "string" ? decodeMessagesStopReason(message.stop_reason, message.stop_sequence) : state.stop;
   const opened: MessagesDecodeState = { ...state, phase: "open", messageId: message.id, blocks: new Map(), usage, stop, reported: false };
   const model = typeof message.model === "string" ? message.model : "";
   const start: StreamEvent[] = state.phase === "before" ? [{ type: "start", id: message.id, model, usage }] : [];
@@ -175,8 +175,8 @@ function onBlockStop(state: MessagesDecodeState, data: JsonObject): Step {
 function onMessageDelta(state: MessagesDecodeState, data: JsonObject): Step {
   const delta = isJsonObject(data.delta) ? data.delta : {};
   // Usage in message_delta is cumulative: it replaces, field by field, what message_start said.
-  const usage = usageFromMessages(data.usage, state.usage);
-  const stop = delta.stop_reason === undefined || delta.stop_reason === null ? state.stop : stopReasonFromMessages(delta.stop_reason, delta.stop_sequence);
+  const usage = decodeMessagesUsage(data.usage, state.usage);
+  const stop = delta.stop_reason === undefined || delta.stop_reason === null ? state.stop : decodeMessagesStopReason(delta.stop_reason, delta.stop_sequence);
   return [{ ...state, usage, stop, ...(isJsonObject(data.usage) ? { reported: true } : {}) }, []];
 }
 
@@ -237,7 +237,7 @@ export const messagesStreamDecoder: StreamDecoder<MessagesDecodeState> = {
     if (state.phase === "between") {
       // Without a message's final count the output is not known: the usage says so, and the gateway counts it.
       const usage = state.unreported ? { ...state.spent, estimated: true } : state.spent;
-      return [{ type: "finish", stopReason: state.stop ?? stopReasonFromMessages(null), usage }];
+      return [{ type: "finish", stopReason: state.stop ?? decodeMessagesStopReason(null), usage }];
     }
     return state.phase === "done" ? [] : [{ type: "error", error: { status: 502, type: "upstream_error", message: "upstream stream ended before message_stop" } }];
   },

@@ -1,8 +1,8 @@
 import type { OutputPart } from "../../canonical/content-part.ts";
 import type { CanonicalResponse } from "../../canonical/response.ts";
 import type { EncodeContext } from "../client-format.ts";
-import { stopReasonToMessages } from "./map-stop-reason.ts";
-import { usageToMessages } from "./map-usage.ts";
+import { encodeMessagesStopReason } from "./map-stop-reason.ts";
+import { encodeMessagesUsage } from "./map-usage.ts";
 import { toMessagesToolId } from "./map-tool-id.ts";
 import { parseToolInput } from "./parse-tool-input.ts";
 import type { JsonObject } from "../../canonical/json-object.ts";
@@ -27,7 +27,7 @@ function encodeOutputBlock(part: OutputPart): JsonObject {
 
 /** The canonical answer → a Messages `Message` body, showing the tier as `model`. */
 export function encodeMessagesResponse(response: CanonicalResponse, ctx: EncodeContext): JsonObject {
-  const stop = stopReasonToMessages(response.stopReason);
+  const stop = encodeMessagesStopReason(response.stopReason);
   return {
     id: response.id,
     type: "message",
@@ -38,6 +38,6 @@ export function encodeMessagesResponse(response: CanonicalResponse, ctx: EncodeC
     stop_sequence: stop.stop_sequence,
     // A refusal's category is not known across formats: no details, as the API sends when it has none.
     stop_details: null,
-    usage: usageToMessages(response.usage),
+    usage: encodeMessagesUsage(response.usage),
   };
 }

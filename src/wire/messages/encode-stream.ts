@@ -4,8 +4,8 @@ import { ZERO_USAGE, type Usage } from "../../canonical/usage.ts";
 import type { EncodeContext, StreamEncoder } from "../client-format.ts";
 import { encodeMessagesStreamError } from "./encode-stream-error.ts";
 import { toMessagesToolId } from "./map-tool-id.ts";
-import { stopReasonToMessages } from "./map-stop-reason.ts";
-import { usageToMessages } from "./map-usage.ts";
+import { encodeMessagesStopReason } from "./map-stop-reason.ts";
+import { encodeMessagesUsage } from "./map-usage.ts";
 
 export interface MessagesStreamState {
   readonly ctx: EncodeContext;
@@ -72,7 +72,7 @@ function messageStart(ctx: EncodeContext, id: string, usage: Usage = ZERO_USAGE)
 
 
 function startUsage(usage: Usage): Record<string, unknown> {
-  const { output_tokens_details: _thinking, ...rest } = usageToMessages(usage);
+  const { output_tokens_details: _thinking, ...rest } = encodeMessagesUsage(usage);
   return rest;
 }
 
@@ -143,9 +143,9 @@ function onFinish(state: MessagesStreamState, event: Extract<StreamEvent, { type
       next = { ...next, stopped: new Set(next.stopped).add(wire) };
     }
   }
-  const stop = stopReasonToMessages(event.stopReason);
+  const stop = encodeMessagesStopReason(event.stopReason);
   // message_delta carries the counts only, as the API sends them.
-  const { cache_creation: _split, service_tier: _tier, ...usage } = usageToMessages(event.usage);
+  const { cache_creation: _split, service_tier: _tier, ...usage } = encodeMessagesUsage(event.usage);
   text += frame("message_delta", { delta: { ...stop, stop_details: null }, usage });
   text += frame("message_stop", {});
   return [{ ...next, current: null, phase: "done" }, text];

@@ -24,7 +24,7 @@ const TO_MESSAGES: Readonly<Record<UnifiedStopReason, string>> = {
 };
 
 /** A Messages `stop_reason` (and `stop_sequence`) → the canonical stop reason. Unknown values read as `end_turn`. */
-export function stopReasonFromMessages(raw: unknown, stopSequence?: unknown): StopReason {
+export function decodeMessagesStopReason(raw: unknown, stopSequence?: unknown): StopReason {
   const value = typeof raw === "string" ? raw : null;
   const unified = (value !== null ? FROM_MESSAGES[value] : undefined) ?? "end_turn";
   if (unified === "stop_sequence" && typeof stopSequence === "string") return { unified, raw: value, stopSequence };
@@ -36,7 +36,7 @@ export function stopReasonFromMessages(raw: unknown, stopSequence?: unknown): St
  * itself a Messages reason with the same meaning is kept (so `model_context_window_exceeded`
  * survives a Messages upstream).
  */
-export function stopReasonToMessages(stop: StopReason): { stop_reason: string; stop_sequence: string | null } {
+export function encodeMessagesStopReason(stop: StopReason): { stop_reason: string; stop_sequence: string | null } {
   const keepRaw = stop.raw !== null && FROM_MESSAGES[stop.raw] === stop.unified;
   const reason = keepRaw && stop.raw !== null ? stop.raw : TO_MESSAGES[stop.unified];
   return { stop_reason: reason, stop_sequence: reason === "stop_sequence" ? (stop.stopSequence ?? null) : null };

@@ -8,7 +8,7 @@ const count = (value: unknown): number => (typeof value === "number" && Number.i
  * canonical count includes them, so they are added back. `base` supplies the fields an update
  * does not carry (a `message_delta` may hold only `output_tokens`).
  */
-export function usageFromMessages(raw: unknown, base: Usage = ZERO_USAGE): Usage {
+export function decodeMessagesUsage(raw: unknown, base: Usage = ZERO_USAGE): Usage {
   if (!isJsonObject(raw)) return base;
   const has = (key: string): boolean => typeof raw[key] === "number";
   const cacheRead = has("cache_read_input_tokens") ? count(raw.cache_read_input_tokens) : base.cacheReadTokens;
@@ -29,7 +29,7 @@ export function usageFromMessages(raw: unknown, base: Usage = ZERO_USAGE): Usage
  * writes), with the keys the API sends; `server_tool_use` and `inference_geo` are left out, as
  * the API does when they do not apply (never null).
  */
-export function usageToMessages(usage: Usage): JsonObject {
+export function encodeMessagesUsage(usage: Usage): JsonObject {
   return {
     input_tokens: Math.max(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens),
     cache_creation_input_tokens: usage.cacheWriteTokens,

@@ -5,7 +5,7 @@ import { invalidRequest } from "../../canonical/gateway-error.ts";
 import type { CanonicalMessage, CanonicalRequest, ResponseFormat, Sampling } from "../../canonical/request.ts";
 import { packResponsesReasoning, unpackForeignThinking } from "../pack-reasoning.ts";
 import { readInputParts } from "./read-input-parts.ts";
-import { readResponsesToolChoice, readResponsesTools } from "./decode-tools.ts";
+import { decodeToolChoice, decodeTools } from "./decode-tools.ts";
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
 /** Top-level fields read into canonical places; everything else goes to `extra` by wire name. */
@@ -150,13 +150,13 @@ export function decodeResponsesRequest(body: JsonObject): Converted<CanonicalReq
 
   const effort = isJsonObject(body.reasoning) && typeof body.reasoning.effort === "string" ? EFFORTS[body.reasoning.effort] : undefined;
   const user = typeof body.safety_identifier === "string" ? body.safety_identifier : typeof body.user === "string" ? body.user : undefined;
-  const toolChoice = readResponsesToolChoice(body.tool_choice, warnings);
+  const toolChoice = decodeToolChoice(body.tool_choice, warnings);
   const responseFormat = readResponseFormat(body.text);
   const metadata = readMetadata(body.metadata);
   const request: CanonicalRequest = {
     system: conversation.system,
     messages: conversation.messages,
-    tools: readResponsesTools(body.tools),
+    tools: decodeTools(body.tools),
     ...(toolChoice !== undefined ? { toolChoice } : {}),
     ...(typeof body.parallel_tool_calls === "boolean" ? { parallelToolCalls: body.parallel_tool_calls } : {}),
     ...(typeof body.max_output_tokens === "number" ? { maxOutputTokens: body.max_output_tokens } : {}),

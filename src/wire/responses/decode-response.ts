@@ -2,7 +2,7 @@ import type { OutputPart } from "../../canonical/content-part.ts";
 import type { Converted } from "../../canonical/converted.ts";
 import { GatewayError } from "../../canonical/gateway-error.ts";
 import type { CanonicalResponse } from "../../canonical/response.ts";
-import { decodeResponsesOutcome } from "./map-stop-reason.ts";
+import { decodeResponsesStopReason } from "./map-stop-reason.ts";
 import { decodeResponsesUsage } from "./map-usage.ts";
 import { classifyResponsesFailure } from "./classify-responses-failure.ts";
 import { readOutputItem } from "./read-output-item.ts";
@@ -30,7 +30,7 @@ export function decodeResponsesResponse(body: unknown): Converted<CanonicalRespo
     refusal ||= read.refusal;
   });
   const incomplete = isJsonObject(body.incomplete_details) && typeof body.incomplete_details.reason === "string" ? body.incomplete_details.reason : null;
-  const stopReason = decodeResponsesOutcome({
+  const stopReason = decodeResponsesStopReason({
     status,
     incompleteReason: incomplete,
     hasToolCalls: content.some((part) => part.type === "tool_call"),

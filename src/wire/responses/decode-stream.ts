@@ -1,5 +1,5 @@
 import type { StreamEvent } from "../../canonical/stream-event.ts";
-import { decodeResponsesOutcome } from "./map-stop-reason.ts";
+import { decodeResponsesStopReason } from "./map-stop-reason.ts";
 import { decodeResponsesUsage } from "./map-usage.ts";
 import type { SseEvent } from "../../upstream/sse/read-first-event.ts";
 import type { StreamDecoder } from "../upstream-adapter.ts";
@@ -140,7 +140,7 @@ function finish(state: ResponsesDecodeState, out: StreamEvent[], data: JsonObjec
   for (const index of [...state.open]) stopBlock(state, out, index);
   const response = isJsonObject(data.response) ? data.response : {};
   const details = isJsonObject(response.incomplete_details) ? response.incomplete_details : {};
-  const stopReason = decodeResponsesOutcome({
+  const stopReason = decodeResponsesStopReason({
     status,
     incompleteReason: typeof details.reason === "string" ? details.reason : null,
     hasToolCalls: state.toolCalls,

@@ -5,7 +5,7 @@ import { isJsonObject } from "../../canonical/json-object.ts";
 const EMPTY_SCHEMA: JsonSchema = { type: "object", properties: {} };
 
 /** Responses `tools`: flat function tools become function tools; every other type is kept raw as a builtin. */
-export function readResponsesTools(raw: unknown): Tool[] {
+export function decodeTools(raw: unknown): Tool[] {
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) throw invalidRequest("tools must be an array", "tools");
   return raw.map((tool, i): Tool => {
@@ -26,7 +26,7 @@ export function readResponsesTools(raw: unknown): Tool[] {
 }
 
 /** Responses `tool_choice`; choices the canonical model has no place for fall back with a warning. */
-export function readResponsesToolChoice(raw: unknown, warnings: string[]): ToolChoice | undefined {
+export function decodeToolChoice(raw: unknown, warnings: string[]): ToolChoice | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (raw === "auto" || raw === "none" || raw === "required") return { type: raw };
   if (!isJsonObject(raw) || typeof raw.type !== "string") throw invalidRequest("tool_choice is not a valid choice", "tool_choice");

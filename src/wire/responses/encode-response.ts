@@ -1,7 +1,7 @@
 import type { CanonicalResponse } from "../../canonical/response.ts";
 import type { EncodeContext } from "../client-format.ts";
 import { buildResponseObject, functionCallItem, itemIdFor, messageItem, reasoningItem, redactedReasoningItem, responseIdFor } from "./build-output-items.ts";
-import { encodeResponsesOutcome } from "./map-stop-reason.ts";
+import { encodeResponsesStopReason } from "./map-stop-reason.ts";
 import type { JsonObject } from "../../canonical/json-object.ts";
 
 /**
@@ -32,7 +32,7 @@ export function encodeResponsesResponse(response: CanonicalResponse, ctx: Encode
       }
     }
   }
-  const outcome = encodeResponsesOutcome(response.stopReason);
+  const outcome = encodeResponsesStopReason(response.stopReason);
   return buildResponseObject(
     { id, status: outcome.status, incompleteDetails: outcome.incompleteDetails, output, usage: response.usage },
     ctx,

@@ -13,7 +13,7 @@ import {
   responseIdFor,
 } from "./build-output-items.ts";
 import { encodeResponsesStreamError } from "./encode-stream-error.ts";
-import { encodeResponsesOutcome } from "./map-stop-reason.ts";
+import { encodeResponsesStopReason } from "./map-stop-reason.ts";
 import type { JsonObject } from "../../canonical/json-object.ts";
 
 interface OpenItem {
@@ -162,7 +162,7 @@ function stopItem(state: ResponsesEncodeState, index: number): string {
 function finish(state: ResponsesEncodeState, event: Extract<StreamEvent, { type: "finish" }>): string {
   let out = "";
   for (const index of [...state.open.keys()].sort((a, b) => a - b)) out += stopItem(state, index);
-  const outcome = encodeResponsesOutcome(event.stopReason);
+  const outcome = encodeResponsesStopReason(event.stopReason);
   const output = state.done.filter((item): item is JsonObject => item !== undefined);
   const response = buildResponseObject(
     { id: state.id, status: outcome.status, incompleteDetails: outcome.incompleteDetails, output, usage: event.usage },

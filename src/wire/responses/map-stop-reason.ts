@@ -11,7 +11,7 @@ export interface ResponsesOutcome {
  * A canonical stop reason as a Responses `status` + `incomplete_details`. Responses has no stop
  * sequences, tool-use or pause status: those answers are simply `completed` (calls show as items).
  */
-export function encodeResponsesOutcome(stop: StopReason): ResponsesOutcome {
+export function encodeResponsesStopReason(stop: StopReason): ResponsesOutcome {
   const unified: UnifiedStopReason = stop.unified;
   switch (unified) {
     case "end_turn":
@@ -46,7 +46,7 @@ export interface ResponsesOutcomeFacts {
  * A Responses outcome as a canonical stop reason; `raw` keeps the status (and the incomplete reason
  * as `incomplete:<reason>`). `failed` / `cancelled` are not stop reasons: callers turn them into errors.
  */
-export function decodeResponsesOutcome(facts: ResponsesOutcomeFacts): StopReason {
+export function decodeResponsesStopReason(facts: ResponsesOutcomeFacts): StopReason {
   if (facts.status === "incomplete") {
     const reason = facts.incompleteReason ?? null;
     const raw = reason === null ? "incomplete" : `incomplete:${reason}`;

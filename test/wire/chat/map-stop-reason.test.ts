@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { UnifiedStopReason } from "../../../src/canonical/stop-reason.ts";
 import { UNIFIED_STOP_REASONS } from "../../../src/canonical/stop-reason.ts";
-import { type ChatFinishReason, decodeFinishReason, mapStopReason } from "../../../src/wire/chat/map-stop-reason.ts";
+import { type ChatFinishReason, decodeChatStopReason, encodeChatStopReason } from "../../../src/wire/chat/map-stop-reason.ts";
 
 describe("canonical stop reason → Chat finish_reason", () => {
   const table: [UnifiedStopReason, ChatFinishReason][] = [
@@ -17,7 +17,7 @@ describe("canonical stop reason → Chat finish_reason", () => {
     expect(table.map(([u]) => u).sort()).toEqual([...UNIFIED_STOP_REASONS].sort());
   });
   for (const [unified, chat] of table) {
-    test(`${unified} → ${chat}`, () => expect(mapStopReason({ unified, raw: null })).toBe(chat));
+    test(`${unified} → ${chat}`, () => expect(encodeChatStopReason({ unified, raw: null })).toBe(chat));
   }
 });
 
@@ -34,10 +34,10 @@ describe("Chat finish_reason → canonical stop reason", () => {
   ];
   for (const [raw, refused, unified] of table) {
     test(`${raw}${refused ? " with a refusal" : ""} → ${unified}, raw kept`, () => {
-      expect(decodeFinishReason(raw, refused)).toEqual({ unified, raw });
+      expect(decodeChatStopReason(raw, refused)).toEqual({ unified, raw });
     });
   }
   test("every Chat value survives the round trip through the canonical form", () => {
-    for (const raw of ["stop", "length", "tool_calls", "content_filter"]) expect(mapStopReason(decodeFinishReason(raw))).toBe(raw as never);
+    for (const raw of ["stop", "length", "tool_calls", "content_filter"]) expect(encodeChatStopReason(decodeChatStopReason(raw))).toBe(raw as never);
   });
 });

@@ -1,13 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import type { Usage } from "../../../src/canonical/usage.ts";
 import { ZERO_USAGE } from "../../../src/canonical/usage.ts";
-import { decodeChatUsage, mapUsage } from "../../../src/wire/chat/map-usage.ts";
+import { decodeChatUsage, encodeChatUsage } from "../../../src/wire/chat/map-usage.ts";
 
 const cached: Usage = { inputTokens: 1200, outputTokens: 300, cacheReadTokens: 1000, cacheWriteTokens: 50, reasoningTokens: 120 };
 
 describe("usage mapping", () => {
   test("canonical → Chat keeps OpenAI semantics: prompt includes cached, completion includes reasoning", () => {
-    expect(mapUsage(cached)).toEqual({
+    expect(encodeChatUsage(cached)).toEqual({
       prompt_tokens: 1200,
       completion_tokens: 300,
       total_tokens: 1500,
@@ -17,7 +17,7 @@ describe("usage mapping", () => {
   });
 
   const table: [string, unknown, Usage][] = [
-    ["full OpenAI usage", mapUsage(cached), cached],
+    ["full OpenAI usage", encodeChatUsage(cached), cached],
     [
       "sim usage with audio fields",
       { prompt_tokens: 15, completion_tokens: 54, total_tokens: 69, prompt_tokens_details: { cached_tokens: 10, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 48 } },

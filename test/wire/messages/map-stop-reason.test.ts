@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { StopReason } from "../../../src/canonical/stop-reason.ts";
-import { stopReasonFromMessages, stopReasonToMessages } from "../../../src/wire/messages/map-stop-reason.ts";
+import { decodeMessagesStopReason, encodeMessagesStopReason } from "../../../src/wire/messages/map-stop-reason.ts";
 
-describe("stopReasonFromMessages", () => {
+describe("decodeMessagesStopReason", () => {
   const cases: [unknown, unknown, StopReason][] = [
     ["end_turn", null, { unified: "end_turn", raw: "end_turn" }],
     ["max_tokens", null, { unified: "max_tokens", raw: "max_tokens" }],
@@ -16,11 +16,11 @@ describe("stopReasonFromMessages", () => {
     [null, null, { unified: "end_turn", raw: null }],
   ];
   test.each(cases)("%p → unified", (raw, sequence, expected) => {
-    expect(stopReasonFromMessages(raw, sequence)).toEqual(expected);
+    expect(decodeMessagesStopReason(raw, sequence)).toEqual(expected);
   });
 });
 
-describe("stopReasonToMessages", () => {
+describe("encodeMessagesStopReason", () => {
   const cases: [StopReason, string, string | null][] = [
     [{ unified: "end_turn", raw: "stop" }, "end_turn", null],
     [{ unified: "max_tokens", raw: "length" }, "max_tokens", null],
@@ -37,12 +37,12 @@ describe("stopReasonToMessages", () => {
     [{ unified: "end_turn", raw: "tool_use" }, "end_turn", null],
   ];
   test.each(cases)("case %#: → %s", (stop, reason, sequence) => {
-    expect(stopReasonToMessages(stop)).toEqual({ stop_reason: reason, stop_sequence: sequence });
+    expect(encodeMessagesStopReason(stop)).toEqual({ stop_reason: reason, stop_sequence: sequence });
   });
 
   test("every Messages value survives a round trip", () => {
     for (const raw of ["end_turn", "max_tokens", "stop_sequence", "tool_use", "refusal", "pause_turn", "model_context_window_exceeded"]) {
-      expect(stopReasonToMessages(stopReasonFromMessages(raw, "x")).stop_reason).toBe(raw);
+      expect(encodeMessagesStopReason(decodeMessagesStopReason(raw, "x")).stop_reason).toBe(raw);
     }
   });
 });

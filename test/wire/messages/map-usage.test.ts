@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { ZERO_USAGE, type Usage } from "../../../src/canonical/usage.ts";
-import { usageFromMessages, usageToMessages } from "../../../src/wire/messages/map-usage.ts";
+import { decodeMessagesUsage, encodeMessagesUsage } from "../../../src/wire/messages/map-usage.ts";
 
-describe("usageFromMessages", () => {
+describe("decodeMessagesUsage", () => {
   const cases: [string, unknown, Usage, Usage][] = [
     ["plain", { input_tokens: 10, output_tokens: 5 }, ZERO_USAGE, { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 }],
     [
@@ -26,13 +26,13 @@ describe("usageFromMessages", () => {
     ["not an object", null, ZERO_USAGE, ZERO_USAGE],
   ];
   test.each(cases)("%s", (_name, raw, base, expected) => {
-    expect(usageFromMessages(raw, base)).toEqual(expected);
+    expect(decodeMessagesUsage(raw, base)).toEqual(expected);
   });
 });
 
-describe("usageToMessages", () => {
+describe("encodeMessagesUsage", () => {
   test("input excludes cache reads and writes; thinking tokens reported", () => {
-    const wire = usageToMessages({ inputTokens: 123, outputTokens: 40, cacheReadTokens: 100, cacheWriteTokens: 20, reasoningTokens: 32 });
+    const wire = encodeMessagesUsage({ inputTokens: 123, outputTokens: 40, cacheReadTokens: 100, cacheWriteTokens: 20, reasoningTokens: 32 });
     expect(wire).toMatchObject({
       input_tokens: 3,
       cache_read_input_tokens: 100,
@@ -43,11 +43,11 @@ describe("usageToMessages", () => {
   });
 
   test("never negative when an upstream reports cache beyond its input", () => {
-    expect(usageToMessages({ inputTokens: 5, outputTokens: 1, cacheReadTokens: 10, cacheWriteTokens: 0, reasoningTokens: 0 }).input_tokens).toBe(0);
+    expect(encodeMessagesUsage({ inputTokens: 5, outputTokens: 1, cacheReadTokens: 10, cacheWriteTokens: 0, reasoningTokens: 0 }).input_tokens).toBe(0);
   });
 
   test("round trip keeps every number", () => {
     const usage: Usage = { inputTokens: 500, outputTokens: 90, cacheReadTokens: 300, cacheWriteTokens: 50, reasoningTokens: 40 };
-    expect(usageFromMessages(usageToMessages(usage))).toEqual(usage);
+    expect(decodeMessagesUsage(encodeMessagesUsage(usage))).toEqual(usage);
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { UNIFIED_STOP_REASONS } from "../../../src/canonical/stop-reason.ts";
-import { decodeResponsesOutcome, encodeResponsesOutcome, type ResponsesOutcomeFacts } from "../../../src/wire/responses/map-stop-reason.ts";
+import { decodeResponsesStopReason, encodeResponsesStopReason, type ResponsesOutcomeFacts } from "../../../src/wire/responses/map-stop-reason.ts";
 
-describe("encodeResponsesOutcome covers every unified stop reason", () => {
+describe("encodeResponsesStopReason covers every unified stop reason", () => {
   const expected: Record<(typeof UNIFIED_STOP_REASONS)[number], [string, string | null]> = {
     end_turn: ["completed", null],
     stop_sequence: ["completed", null],
@@ -14,13 +14,13 @@ describe("encodeResponsesOutcome covers every unified stop reason", () => {
   };
   for (const unified of UNIFIED_STOP_REASONS) {
     test(unified, () => {
-      const outcome = encodeResponsesOutcome({ unified, raw: null });
+      const outcome = encodeResponsesStopReason({ unified, raw: null });
       expect<unknown>([outcome.status, outcome.incompleteDetails?.reason ?? null]).toEqual(expected[unified]);
     });
   }
 });
 
-describe("decodeResponsesOutcome", () => {
+describe("decodeResponsesStopReason", () => {
   const facts = (over: Partial<ResponsesOutcomeFacts>): ResponsesOutcomeFacts => ({ status: "completed", hasToolCalls: false, hasRefusal: false, ...over });
   const cases: { facts: ResponsesOutcomeFacts; unified: string; raw: string }[] = [
     { facts: facts({}), unified: "end_turn", raw: "completed" },
@@ -32,7 +32,7 @@ describe("decodeResponsesOutcome", () => {
   ];
   for (const c of cases) {
     test(`${c.raw}${c.facts.hasToolCalls ? " + calls" : ""}${c.facts.hasRefusal ? " + refusal" : ""} → ${c.unified}`, () => {
-      expect(decodeResponsesOutcome(c.facts)).toEqual({ unified: c.unified as never, raw: c.raw });
+      expect(decodeResponsesStopReason(c.facts)).toEqual({ unified: c.unified as never, raw: c.raw });
     });
   }
 });
