@@ -387,16 +387,18 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
         call: routingCall(routing, format, body, headers),
       });
       let counter = 0;
-      const missBody: Record<string, unknown> = { ...body };
+      const missBody: Record<string, unknown> = { metadata: {}, ...body };
+      const restText = JSON.stringify(body).slice(1);
       await time(rows, calls, {
         id: `cache/${format}`,
         part: "cache key + store",
         label: `cache key + store · ${format} · a miss stored`,
         call: () => {
-          // A new key each call, as each bench request's answer is stored anew.
-          missBody.metadata = { user_id: `u${counter++}` };
+          // A new key each call, as each bench request's answer is stored anew; the text is the body as a client sends it.
+          const user = `u${counter++}`;
+          missBody.metadata = { user_id: user };
           const control = readCacheControl(headers);
-          const cacheKey = buildResponseCacheKey("acct_bench_costs", format, missBody);
+          const cacheKey = buildResponseCacheKey("acct_bench_costs", format, missBody, `{"metadata":{"user_id":"${user}"},${restText}`);
           cache.put(cacheKey, ANSWER, { "x-router-model": BENCH_MODELS.all });
           return cacheKey.length + (control.store ? 1 : 0);
         },
@@ -454,7 +456,7 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
     for (const timed of [
       { id: "body-check/1m", part: "body check", label: "body check · 1 MB conversation", call: () => Object.keys(CHECK_BODY.messages(JSON.parse(bigText)) as object).length },
       { id: "routing/1m", part: "routing", label: "routing · 1 MB conversation · decode + decide + pin", call: routingCall(routing, "messages", big, bigHeaders) },
-      { id: "cache/1m", part: "cache key + store", label: "cache key · 1 MB conversation", call: () => buildResponseCacheKey("acct_bench_costs", "messages", big).length },
+      { id: "cache/1m", part: "cache key + store", label: "cache key · 1 MB conversation", call: () => buildResponseCacheKey("acct_bench_costs", "messages", big, bigText).length },
     ] satisfies readonly Timed[]) {
       await time(rows, calls, { ...timed, calls: heavy(calls), note: `${Math.round(bigText.length / 1024)} KB` });
     }

@@ -29,7 +29,7 @@ import type { HistoryTurn } from "../cache/create-response-history.ts";
 import { callWithFailover } from "./call-with-failover.ts";
 import type { GatewayDeps } from "./gateway-deps.ts";
 import { newRequestId } from "./new-request-id.ts";
-import { readJsonBody } from "./read-json-body.ts";
+import { readJsonBodyWithText } from "./read-json-body.ts";
 import { readResponseId } from "./read-response-id.ts";
 import { renderError, toGatewayError } from "./render-error.ts";
 import { routeRequest } from "./route-request.ts";
@@ -55,6 +55,8 @@ interface Served {
   readonly lease: Lease;
   readonly principal: Principal;
   readonly body: JsonObject;
+  /** The body's text as it came: the response cache's key is hashed from it. */
+  readonly sentText: string;
   readonly tier: Tier;
   readonly stream: boolean;
 }
@@ -101,7 +103,8 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     track.fields.accountId = principal.accountId;
     track.fields.keyId = principal.keyId;
     track.fields.plan = principal.plan;
-    const body = checkBody[format](await readJsonBody(request, deps.config.bodyLimitBytes)) as JsonObject;
+    const sent = await readJsonBodyWithText(request, deps.config.bodyLimitBytes);
+    const body = checkBody[format](sent.value) as JsonObject;
     checkApiRules(format, body);
     connection?.idleTimeout(0);
     stream = body.stream === true;
@@ -111,7 +114,7 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     // Only a request that will be served is counted: a refused body or tier costs no limit.
     lease = await acquireLease(deps, principal);
     headers = { ...lease.headers };
-    const served: Served = { format, request, span, deps, requestId, track, lease, principal, body, tier, stream };
+    const served: Served = { format, request, span, deps, requestId, track, lease, principal, body, sentText: sent.text, tier, stream };
     if (tier === "smart-plus" && deps.smartPlus) return await smartPlusTurn(served, headers);
     const slot = cacheSlot(served);
     const hit = slot?.lookup ? await serveFromCache(served, slot, headers) : null;
@@ -172,7 +175,7 @@ function cacheSlot(s: Served): CacheSlot | undefined {
   if (!control.lookup && !control.store) return undefined;
   // A hit is replayed from the canonical answer, which holds one choice.
   if (wantsSeveralChoices(s.format, s.body)) return undefined;
-  return { cache, key: buildResponseCacheKey(s.principal.accountId, s.format, s.body), ...control };
+  return { cache, key: buildResponseCacheKey(s.principal.accountId, s.format, s.body, s.sentText), ...control };
 }
 
 /** A stored answer for this account and body, replayed in the called format; null on a miss. */

@@ -26,10 +26,15 @@ async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Pro
  * length before reading, or while streaming when no length was declared) or nested too deeply.
  */
 export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
+  return (await readJsonBodyWithText(request, limit)).value;
+}
+
+/** readJsonBody, with the text as it came (the response cache hashes it rather than the parsed body). */
+export async function readJsonBodyWithText(request: Request, limit: number): Promise<{ readonly text: string; readonly value: unknown }> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   if (!request.body || declared === "0") throw invalidRequest("request body is required");
   // Declared and within the limit: read whole at once; otherwise counted while it streams.
   const text = declared !== null ? await request.text() : await readLimited(request.body, limit);
-  return parseJsonText(text);
+  return { text, value: parseJsonText(text) };
 }
