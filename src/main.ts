@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from "./config/load-config.ts";
 import type { Config } from "./config/schema.ts";
 import { PortInUseError } from "./ops/ensure-port-free.ts";
+import { DataDirInUseError } from "./db/lock-data-dir.ts";
 import { loadLibc } from "./ops/load-libc.ts";
 import { sizeProcess } from "./ops/size-process.ts";
 import { startGateway, type RunningGateway } from "./start-gateway.ts";
@@ -95,6 +96,11 @@ async function main(): Promise<void> {
 await main().catch((error: unknown) => {
   if (error instanceof PortInUseError) {
     console.error(`routelane: cannot listen: ${error.message}`);
+    process.exit(2);
+  }
+  // Like a port in use: another gateway has it, and starting anyway would corrupt the database.
+  if (error instanceof DataDirInUseError) {
+    console.error(`routelane: cannot start: ${error.message}`);
     process.exit(2);
   }
   console.error(`routelane: failed to start: ${error instanceof Error ? error.message : String(error)}`);

@@ -168,6 +168,29 @@ describe("bun start", () => {
     }
   }, 60_000);
 
+  test("a second gateway on a data dir in use stops with one line (exit 2) and leaves the database to the first", async () => {
+    const dataDir = tempDir();
+    const first = await spawnGateway({ PORT: "0", ROUTELANE_DATA_DIR: dataDir, DATABASE_URL: undefined, ROUTELANE_CONFIG: undefined, ROUTELANE_LOG_LEVEL: "warn" }, false);
+    try {
+      // Before the fix the second process opened the same PGlite files beside the first and served.
+      const { code, stderr } = await badStart({ ROUTELANE_DATA_DIR: dataDir, DATABASE_URL: undefined, ROUTELANE_CONFIG: undefined });
+      expect(code).toBe(2);
+      const lines = stderr.trim().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toBe(
+        `routelane: cannot start: data dir ${dataDir} is in use by another process (pid ${first.process.pid}): one gateway owns an embedded database; stop that one, give this one its own ROUTELANE_DATA_DIR, or run both on Postgres (DATABASE_URL)`,
+      );
+      expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+    } finally {
+      first.process.kill("SIGTERM");
+      await first.process.exited;
+    }
+    // The lock goes with its process: the dir opens again.
+    const again = await spawnGateway({ PORT: "0", ROUTELANE_DATA_DIR: dataDir, DATABASE_URL: undefined, ROUTELANE_CONFIG: undefined, ROUTELANE_LOG_LEVEL: "warn" }, false);
+    again.process.kill("SIGTERM");
+    expect(await again.process.exited).toBe(0);
+  }, 60_000);
+
   test("a config file with a wrong value names its path in the file", async () => {
     const path = join(tempDir(), "bad.json");
     writeFileSync(path, JSON.stringify({ providers: {}, models: {}, tiers: {} }));

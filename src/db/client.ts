@@ -5,6 +5,7 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
+import { lockDataDir } from "./lock-data-dir.ts";
 import { asPglite } from "./pglite-thread/as-pglite.ts";
 import { readBuiltInTemplate } from "./pglite-thread/built-in-template.ts";
 import { MEMORY_DATA_DIR, openPgliteThread, type PgliteThread } from "./pglite-thread/open-pglite-thread.ts";
@@ -92,11 +93,19 @@ function createLocalBus() {
 
 async function openPglite(dataDir: string, initialData: Blob | undefined): Promise<Database> {
   let location = MEMORY_DATA_DIR;
+  let unlock = (): void => {};
   if (dataDir !== MEMORY_DATA_DIR) {
     location = join(dataDir, "pglite");
     mkdirSync(location, { recursive: true });
+    unlock = lockDataDir(dataDir);
   }
-  const client = await openPgliteThread(location, initialData ?? (await readBuiltInTemplate()));
+  let client: PgliteThread;
+  try {
+    client = await openPgliteThread(location, initialData ?? (await readBuiltInTemplate()));
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   const db = drizzlePglite({ client: asPglite(client), schema }) as unknown as DrizzleDatabase;
   const bus = createLocalBus();
   let closed = false;
@@ -114,7 +123,11 @@ async function openPglite(dataDir: string, initialData: Blob | undefined): Promi
     async close() {
       if (closed) return;
       closed = true;
-      await client.close();
+      try {
+        await client.close();
+      } finally {
+        unlock();
+      }
     },
     // One process owns a PGlite data dir, so in-process delivery is the whole story.
     async listen(channel, onPayload) {

@@ -1,4 +1,5 @@
-import { dlopen, FFIType, ptr } from "bun:ffi";
+import { FFIType, ptr } from "bun:ffi";
+import { openCLibrary } from "../system/open-c-library.ts";
 
 /** What start-up needs from the C library and Bun has no API for. */
 export interface Libc {
@@ -29,23 +30,13 @@ function cStringArray(values: readonly string[]): { pointers: BigUint64Array; ke
  * start-up then says in one line what it could not set.
  */
 export function loadLibc(): Libc | string {
-  if (process.platform !== "linux") return `not on Linux (${process.platform})`;
-  const symbols = {
+  const lib = openCLibrary({
     getrlimit: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
     setrlimit: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
     execve: { args: [FFIType.ptr, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
-  } as const;
-  let lib: ReturnType<typeof dlopen<typeof symbols>> | undefined;
-  for (const name of ["libc.so.6", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`]) {
-    try {
-      lib = dlopen(name, symbols);
-      break;
-    } catch {
-      // The next name.
-    }
-  }
-  if (!lib) return "no C library found to call (glibc libc.so.6 or musl)";
-  const { getrlimit, setrlimit, execve } = lib.symbols;
+  });
+  if (typeof lib === "string") return lib;
+  const { getrlimit, setrlimit, execve } = lib;
   const read = (): BigUint64Array => {
     const limit = new BigUint64Array(2);
     if (getrlimit(RLIMIT_NOFILE, ptr(limit)) !== 0) throw new Error("getrlimit(RLIMIT_NOFILE) failed");

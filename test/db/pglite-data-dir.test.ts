@@ -21,6 +21,22 @@ async function dumpWithProAccount(compression: "none" | "gzip") {
 }
 
 describe("PGlite on disk", () => {
+  test("a data dir opens in one place at a time: a second open is refused until the first closes", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "routelane-pglite-lock-"));
+    dirs.push(dataDir);
+    const { source, dump } = await dumpWithProAccount("none");
+    await source.close();
+    const first = await openDatabase({ dataDir, initialData: dump });
+    try {
+      await expect(openDatabase({ dataDir })).rejects.toThrow(`data dir ${dataDir} is in use by another process (pid ${process.pid})`);
+    } finally {
+      await first.close();
+    }
+    const second = await openDatabase({ dataDir });
+    await second.ping();
+    await second.close();
+  }, 60_000);
+
   test(
     "creates the data dir, keeps its files under <dataDir>/pglite and data survives a reopen",
     async () => {
@@ -32,7 +48,7 @@ describe("PGlite on disk", () => {
       await migrateDatabase(first);
       const { account } = await createAccountStore(first).createAccount({ plan: "Starter" });
       await first.close();
-      expect(await readdir(dataDir)).toEqual(["pglite"]);
+      expect((await readdir(dataDir)).sort()).toEqual(["pglite", "routelane.lock"]);
 
       const second = await openDatabase({ dataDir });
       await migrateDatabase(second);
