@@ -62,7 +62,10 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
   const onChange = options.onChange ?? (() => {});
   // No offline queue and no reconnect of its own: a command on a dropped connection fails at once
   // (the link then backs off), and the probe decides when to connect again.
-  const open = (): RedisClient => new RedisClient(options.url, { enableOfflineQueue: false, autoReconnect: false, connectionTimeout: timeoutMs * 4 });
+  // Connecting (TCP, TLS, HELLO) may take longer than a command: one deadline for it everywhere, or a
+  // Redis slow to reach at start-up would count as an outage before the first request.
+  const connectTimeoutMs = timeoutMs * 4;
+  const open = (): RedisClient => new RedisClient(options.url, { enableOfflineQueue: false, autoReconnect: false, connectionTimeout: connectTimeoutMs });
   let client = open();
   let up = true;
   let downSince = 0;
@@ -71,7 +74,7 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
   let connecting: Promise<void> | null = null;
   let closed = false;
 
-  const connect = (): Promise<void> => (connecting ??= withTimeout(client.connect(), timeoutMs).finally(() => (connecting = null)));
+  const connect = (): Promise<void> => (connecting ??= withTimeout(client.connect(), connectTimeoutMs).finally(() => (connecting = null)));
 
   function scheduleProbe(): void {
     probeTimer = setTimeout(probe, backoffMs);
@@ -94,7 +97,7 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
     // A fresh connection: the old one may be half-open (a peer that vanished without a reset).
     const candidate = open();
     try {
-      await withTimeout(candidate.connect(), timeoutMs * 4);
+      await withTimeout(candidate.connect(), connectTimeoutMs);
       await withTimeout(candidate.send("PING", []), timeoutMs);
     } catch {
       candidate.close();

@@ -17,6 +17,8 @@ export interface RedisProxy {
   forward(): void;
   /** Passes bytes both ways, what goes to Redis `ms` late (in order): a slow link. */
   delay(ms: number): void;
+  /** New connections reach Redis `ms` after they are accepted (a slow connect, as over TLS far away); then bytes pass. */
+  delayConnect(ms: number): void;
   /** Redis gone: open connections are cut, new ones accepted and closed at once. */
   cut(): void;
   /** Redis silent: connections stay open, nothing reaches Redis and nothing comes back. */
@@ -33,6 +35,7 @@ interface Pair {
 export function startRedisProxy(): RedisProxy {
   let mode: "forward" | "cut" | "blackhole" = "forward";
   let delayMs = 0;
+  let connectDelayMs = 0;
   let accepted = 0;
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   const clients = new Set<Socket<Pair>>();
@@ -54,7 +57,7 @@ export function startRedisProxy(): RedisProxy {
         }
         clients.add(client);
         if (mode === "blackhole") return;
-        void Bun.connect({
+        const reach = (): Promise<unknown> => Bun.connect({
           hostname: REDIS.hostname,
           port: Number(REDIS.port || 6379),
           socket: {
@@ -74,6 +77,8 @@ export function startRedisProxy(): RedisProxy {
             },
           },
         }).catch(() => client.end());
+        if (connectDelayMs === 0) void reach();
+        else setTimeout(() => void reach(), connectDelayMs);
       },
       data(client, chunk) {
         if (mode !== "forward") return;
@@ -114,6 +119,9 @@ export function startRedisProxy(): RedisProxy {
     delay(ms) {
       mode = "forward";
       delayMs = ms;
+    },
+    delayConnect(ms) {
+      connectDelayMs = ms;
     },
     cut() {
       mode = "cut";

@@ -30,6 +30,18 @@ function start(options: { backoffMs: number; commandTimeoutMs?: number }): { lin
 }
 
 describe("the Redis link", () => {
+  test("a first connect slower than a command's deadline (but within the connect's) is not an outage", async () => {
+    const changes: RedisStateChange[] = [];
+    proxy = startRedisProxy();
+    proxy.delayConnect(400);
+    // Before the fix the start-up connect had the 250 ms command deadline: the link went down at once
+    // and /readyz said degraded until a probe, though Redis was only slow to reach.
+    link = createRedisLink({ url: proxy.url, backoffMs: 60_000, commandTimeoutMs: 250, onChange: (change) => void changes.push(change) });
+    expect(await link.send("PING", [])).toBe("PONG");
+    expect(link.up).toBe(true);
+    expect(changes).toEqual([]);
+  });
+
   test("taken away mid-run: the first command fails, then none is sent during the backoff; one state change", async () => {
     const { link, proxy, changes } = start({ backoffMs: 60_000 });
     expect(await link.send("PING", [])).toBe("PONG");
