@@ -21,8 +21,7 @@ import { loadConfig } from "../config/load-config.ts";
 import type { Config } from "../config/schema.ts";
 import type { Database } from "../db/client.ts";
 import { ChatRequestSchema } from "../wire/chat/schema.ts";
-import { checkApiRules } from "../wire/check-api-rules.ts";
-import { CLIENT_FORMATS } from "../wire/client-formats.ts";
+import { wireApi } from "../wire/wire-apis.ts";
 import { compileBodyCheck } from "../wire/compile-body-check.ts";
 import { MessagesRequestSchema } from "../wire/messages/schema.ts";
 import { ResponsesRequestSchema } from "../wire/responses/schema.ts";
@@ -40,13 +39,11 @@ import { createRouting, type Routing } from "../routing/create-routing.ts";
 import { decideRoute } from "../routing/decide-route.ts";
 import { readSessionId } from "../routing/read-session-id.ts";
 import { startSim, type SimServer } from "../sim/start-sim.ts";
-import { UPSTREAM_ADAPTERS } from "../wire/upstream-adapters.ts";
 import { createEventFramer } from "../upstream/passthrough/create-event-framer.ts";
 import { createEventInspector } from "../upstream/passthrough/create-event-inspector.ts";
 import { createModelRewriter, rewriteModel } from "../upstream/passthrough/create-model-rewriter.ts";
 import { forEachEvent } from "../upstream/passthrough/for-each-event.ts";
 import { sniffUsage } from "../upstream/passthrough/sniff-usage.ts";
-import { SET_EFFORT } from "../wire/set-effort.ts";
 import { createSseSplitter } from "../upstream/sse/create-sse-splitter.ts";
 import { createUsageObserver } from "../usage/create-usage-observer.ts";
 import { createUsageStore } from "../usage/create-usage-store.ts";
@@ -201,14 +198,14 @@ function translation(format: BenchFormat, body: Record<string, unknown>, answer:
   const api = CROSS_TIERS[format].api;
   const modelName = api === "chat" ? BENCH_MODELS.chat : BENCH_MODELS.messages;
   const model = config.models[modelName]!;
-  const adapter = UPSTREAM_ADAPTERS[api];
-  const client = CLIENT_FORMATS[format];
+  const adapter = wireApi(api).upstream;
+  const client = wireApi(format).client;
   const canonical = client.decodeRequest(body).value;
   const encode = { model: CROSS_TIERS[format].tier, created: 1_790_000_000, includeUsage: true };
   const bytes = Buffer.concat(answer);
   return () => {
     const upstream = adapter.encodeRequest(canonical, { upstreamModelId: modelName, model }).value;
-    SET_EFFORT[api](upstream, BENCH_EFFORT, model);
+    wireApi(api).setEffort(upstream, BENCH_EFFORT, model);
     let out = JSON.stringify(upstream).length;
     if (!stream) {
       const decoded = adapter.decodeResponse(JSON.parse(bytes.toString("utf8")));
@@ -236,7 +233,7 @@ function translation(format: BenchFormat, body: Record<string, unknown>, answer:
 function routingCall(routing: Routing, format: BenchFormat, body: Record<string, unknown>, headers: Headers): () => Promise<number> {
   const principal = { accountId: "acct_bench_costs" };
   return async () => {
-    const request = CLIENT_FORMATS[format].decodeRequest(body).value;
+    const request = wireApi(format).client.decodeRequest(body).value;
     const decision = await decideRoute(routing, { principal, tier: SAME_FORMAT_TIER, request, format, sessionId: readSessionId(headers, request) });
     await decision.recordOutcome(decision.modelName);
     return decision.modelName.length + (decision.cached ? 1 : 0);
@@ -374,8 +371,7 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
         label: `body check · ${format} · JSON.parse + schema + API rules`,
         call: () => {
           const parsed = JSON.parse(text) as Record<string, unknown>;
-          CHECK_BODY[format](parsed);
-          checkApiRules(format, parsed);
+          wireApi(format).checkRequest(parsed);
           return Object.keys(parsed).length;
         },
       });
@@ -409,7 +405,7 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
         id: `same-format-json/${format}`,
         part: "same-format answer",
         label: `same-format JSON answer · ${format} · model rewrite + usage read`,
-        call: () => rewriteModel(json, BENCH_MODELS.all, SAME_FORMAT_TIER)[1] + (sniffUsage(format, [json])?.outputTokens ?? 0),
+        call: () => rewriteModel(json, BENCH_MODELS.all, SAME_FORMAT_TIER)[1] + (sniffUsage(wireApi(format), [json])?.outputTokens ?? 0),
       });
       const events = perEvent(await fetchAnswer(sim, format, asForwarded(format, FORMATS[format].body(BENCH_MODELS.all, true))));
       await time(rows, calls, {
@@ -420,10 +416,10 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
       });
       const api = CROSS_TIERS[format].api;
       const upstreamBody = (stream: boolean, words?: number): Record<string, unknown> => {
-        const canonical = CLIENT_FORMATS[format].decodeRequest(words === undefined ? FORMATS[format].body(SAME_FORMAT_TIER, stream) : FORMATS[format].body(SAME_FORMAT_TIER, stream, { text: `[sim words=${words}]`, maxTokens: 8_192 })).value;
+        const canonical = wireApi(format).client.decodeRequest(words === undefined ? FORMATS[format].body(SAME_FORMAT_TIER, stream) : FORMATS[format].body(SAME_FORMAT_TIER, stream, { text: `[sim words=${words}]`, maxTokens: 8_192 })).value;
         const modelName = api === "chat" ? BENCH_MODELS.chat : BENCH_MODELS.messages;
-        const encoded = UPSTREAM_ADAPTERS[api].encodeRequest(canonical, { upstreamModelId: modelName, model: config.models[modelName]! }).value;
-        SET_EFFORT[api](encoded, BENCH_EFFORT, config.models[modelName]!);
+        const encoded = wireApi(api).upstream.encodeRequest(canonical, { upstreamModelId: modelName, model: config.models[modelName]! }).value;
+        wireApi(api).setEffort(encoded, BENCH_EFFORT, config.models[modelName]!);
         return encoded;
       };
       await time(rows, calls, {

@@ -10,7 +10,7 @@
  * (`--baseline <dir>`): the old code, measured in the same rounds as the new.
  */
 
-import { SET_EFFORT } from "../wire/set-effort.ts";
+import { wireApi } from "../wire/wire-apis.ts";
 import { BENCH_EFFORT, BENCH_MODELS, buildBenchConfig, CROSS_TIERS, SAME_FORMAT_TIER } from "./build-bench-config.ts";
 import type { JsonObject } from "../canonical/json-object.ts";
 import { buildConversationBody } from "./build-conversation-body.ts";
@@ -130,7 +130,7 @@ const BENCH_CONFIG = buildBenchConfig("http://unused");
 export function asForwarded(format: BenchFormat, body: Record<string, unknown>): Record<string, unknown> {
   const model = BENCH_CONFIG.models[UPSTREAM_MODEL]!;
   const forwarded: JsonObject = { ...body };
-  SET_EFFORT[format](forwarded, BENCH_EFFORT, model);
+  wireApi(format).setEffort(forwarded, BENCH_EFFORT, model);
   return forwarded;
 }
 

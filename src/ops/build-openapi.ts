@@ -54,7 +54,8 @@ const ROUTER_HEADERS: Readonly<Record<string, string>> = {
   "x-router-request-id": "The gateway's request id (also in `request-id` / `x-request-id`).",
 };
 
-type Family = "messages" | "openai";
+/** The error body's schema: the Messages shape, or the one both OpenAI APIs share. */
+type ErrorSchema = "MessagesError" | "OpenAIError";
 const ERROR_STATUSES: ReadonlyArray<readonly [string, string]> = [
   ["400", "Bad JSON, a wrong type or a missing field (named)."],
   ["401", "Missing or unknown key."],
@@ -66,17 +67,17 @@ const ERROR_STATUSES: ReadonlyArray<readonly [string, string]> = [
   ["504", "The upstream was silent past the timeout."],
 ];
 
-function errorResponses(family: Family): Record<string, unknown> {
+function errorResponses(schema: ErrorSchema): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [status, description] of ERROR_STATUSES) {
-    out[status] = { description, content: { "application/json": { schema: ref("schemas", family === "messages" ? "MessagesError" : "OpenAIError") } } };
+    out[status] = { description, content: { "application/json": { schema: ref("schemas", schema) } } };
   }
   return out;
 }
 
 const routerHeaderRefs = (): Record<string, unknown> => Object.fromEntries(Object.keys(ROUTER_HEADERS).map((name) => [name, ref("headers", name)]));
 
-function chatOperation(summary: string, family: Family, body: string, answer: string, extraParams: unknown[] = []): Record<string, unknown> {
+function chatOperation(summary: string, errors: ErrorSchema, body: string, answer: string, extraParams: unknown[] = []): Record<string, unknown> {
   return {
     summary,
     tags: ["inference"],
@@ -89,7 +90,7 @@ function chatOperation(summary: string, family: Family, body: string, answer: st
         headers: routerHeaderRefs(),
         content: { "application/json": { schema: ref("schemas", answer) }, "text/event-stream": { schema: { type: "string" } } },
       },
-      ...errorResponses(family),
+      ...errorResponses(errors),
     },
   };
 }
@@ -129,22 +130,22 @@ export function buildOpenApi(version: string): Record<string, unknown> {
     },
     paths: {
       "/": { get: plain("Service name and version", "service", "Service"), head: { summary: "Service check", tags: ["service"], responses: { "200": { description: "OK" } } } },
-      "/v1/messages": { post: chatOperation("Messages", "messages", "MessagesRequest", "Message", anthropicHeaders) },
+      "/v1/messages": { post: chatOperation("Messages", "MessagesError", "MessagesRequest", "Message", anthropicHeaders) },
       "/v1/messages/count_tokens": {
         post: {
-          ...chatOperation("Count input tokens (the tier's model upstream; a local estimate flagged `estimated` when it cannot count)", "messages", "CountTokensRequest", "CountTokensResult", anthropicHeaders),
-          responses: { "200": { description: "The count.", content: { "application/json": { schema: ref("schemas", "CountTokensResult") } } }, ...errorResponses("messages") },
+          ...chatOperation("Count input tokens (the tier's model upstream; a local estimate flagged `estimated` when it cannot count)", "MessagesError", "CountTokensRequest", "CountTokensResult", anthropicHeaders),
+          responses: { "200": { description: "The count.", content: { "application/json": { schema: ref("schemas", "CountTokensResult") } } }, ...errorResponses("MessagesError") },
         },
       },
-      "/v1/chat/completions": { post: chatOperation("Chat Completions", "openai", "ChatRequest", "ChatCompletion") },
-      "/v1/responses": { post: chatOperation("Responses", "openai", "ResponsesRequest", "Response") },
-      "/v1/models": { get: { ...plain("The tiers of the key's plan", "models", "ModelList"), ...models, responses: { ...plain("", "", "ModelList").responses as object, ...errorResponses("openai") } } },
+      "/v1/chat/completions": { post: chatOperation("Chat Completions", "OpenAIError", "ChatRequest", "ChatCompletion") },
+      "/v1/responses": { post: chatOperation("Responses", "OpenAIError", "ResponsesRequest", "Response") },
+      "/v1/models": { get: { ...plain("The tiers of the key's plan", "models", "ModelList"), ...models, responses: { ...plain("", "", "ModelList").responses as object, ...errorResponses("OpenAIError") } } },
       "/v1/models/{id}": {
         get: {
           ...plain("One tier", "models", "Model"),
           ...models,
           parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
-          responses: { ...(plain("", "", "Model").responses as object), "404": { description: "No such tier in the plan.", content: { "application/json": { schema: ref("schemas", "OpenAIError") } } }, ...errorResponses("openai") },
+          responses: { ...(plain("", "", "Model").responses as object), "404": { description: "No such tier in the plan.", content: { "application/json": { schema: ref("schemas", "OpenAIError") } } }, ...errorResponses("OpenAIError") },
         },
       },
       "/v1/handoff/{job}/upload": {

@@ -2,14 +2,14 @@ import type { WireFormat } from "../canonical/wire-format.ts";
 import type { CachedAnswer } from "../cache/create-response-cache.ts";
 import { replayResponseEvents } from "../cache/replay-response-events.ts";
 import type { EncodeContext } from "../wire/client-format.ts";
-import { CLIENT_FORMATS } from "../wire/client-formats.ts";
+import { wireApi } from "../wire/wire-apis.ts";
 
 /**
  * A response-cache hit in the called format: the stored canonical answer encoded as JSON, or
  * replayed through the format's stream encoder when the new request asks for a stream.
  */
 export function answerFromCache(format: WireFormat, hit: CachedAnswer, stream: boolean, tier: string, includeUsage: boolean, headers: Record<string, string>): Response {
-  const client = CLIENT_FORMATS[format];
+  const { client } = wireApi(format);
   const context: EncodeContext = { model: tier, created: Math.floor(Date.now() / 1000), includeUsage };
   const all: Record<string, string> = { ...headers, ...hit.headers, ...pick(headers), "x-router-cache": "hit" };
   if (!stream) {

@@ -1,4 +1,3 @@
-import { SET_EFFORT } from "../wire/set-effort.ts";
 import type { HistoryTurn } from "../cache/create-response-history.ts";
 import type { RawAnswer } from "../cache/raw-answer.ts";
 import type { Converted } from "../canonical/converted.ts";
@@ -9,22 +8,18 @@ import type { CanonicalResponse } from "../canonical/response.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import type { ModelConfig } from "../config/schema.ts";
 import type { EncodeContext } from "../wire/client-format.ts";
-import { CLIENT_FORMATS } from "../wire/client-formats.ts";
+import type { StrippedBody, WireApi } from "../wire/wire-api.ts";
 import { responseIdFor } from "../wire/responses/build-output-items.ts";
-import { UPSTREAM_ADAPTERS } from "../wire/upstream-adapters.ts";
-import { fitThinkingConstraints } from "../wire/messages/fit-thinking-constraints.ts";
+import { wireApi } from "../wire/wire-apis.ts";
 import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
 import { forwardSameFormat } from "../upstream/passthrough/forward-same-format.ts";
 import { readResponseId } from "./read-response-id.ts";
-import { API_PATHS, type ResolvedProvider } from "../upstream/resolve-providers.ts";
+import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
 import { normalizeToolIds } from "../routing/normalize-tool-ids.ts";
 import { stripForeignThinking } from "../routing/strip-foreign-thinking.ts";
-import { stripMessagesThinking, stripResponsesReasoning } from "../routing/strip-raw-thinking.ts";
 import { forwardTranslated } from "../upstream/translated/forward-translated.ts";
 import type { StreamOutcome } from "../upstream/translated/stream-outcome.ts";
-import { isJsonObject, type JsonObject } from "../canonical/json-object.ts";
-
-const NO_WARNINGS: readonly string[] = [];
+import type { JsonObject } from "../canonical/json-object.ts";
 
 /** What bounds an upstream call once it answers (see the `server` section of the config). */
 export interface UpstreamLimits {
@@ -88,23 +83,15 @@ export interface ModelAnswer {
 }
 
 /** The same-format path of a model switch: the raw body without the other model's thinking (in its first `turns` assistant turns). */
-function stripRawThinking(format: WireFormat, body: JsonObject, turns: number): { value: JsonObject; thinkingMustBeOff: boolean } {
-  if (turns === 0) return { value: body, thinkingMustBeOff: false };
-  if (format === "messages") return stripMessagesThinking(body, turns);
-  if (format === "responses") return { value: stripResponsesReasoning(body).value, thinkingMustBeOff: false };
-  return { value: body, thinkingMustBeOff: false };
-}
-
-function clientAskedUsage(body: JsonObject): boolean {
-  return isJsonObject(body.stream_options) && body.stream_options.include_usage === true;
+function stripRawThinking(api: WireApi, body: JsonObject, turns: number): StrippedBody {
+  return turns === 0 ? { value: body, thinkingMustBeOff: false } : api.stripThinking(body, turns);
 }
 
 /**
- * A Messages upstream with thinking on refuses history whose last assistant turn called tools
- * without its thinking block (clients of other formats cannot send one back), so thinking is
- * turned off for such a request.
+ * The last assistant turn called tools without its thinking block (clients of other formats
+ * cannot send one back): an upstream that needs that block with thinking on would refuse it.
  */
-function needsThinkingOff(request: CanonicalRequest): boolean {
+function lacksToolCallThinking(request: CanonicalRequest): boolean {
   for (let i = request.messages.length - 1; i >= 0; i--) {
     const message = request.messages[i]!;
     if (message.role !== "assistant") continue;
@@ -121,81 +108,81 @@ function needsThinkingOff(request: CanonicalRequest): boolean {
  */
 export async function callModel(call: ModelCall, name: string, model: ModelConfig, wanted: Effort, provider: ResolvedProvider, clientHeaders: Headers): Promise<ModelAnswer> {
   const switching = call.pinnedModel !== null && call.pinnedModel !== name;
-  if (model.apis.includes(call.format)) {
-    const stripped = stripRawThinking(call.format, call.body, switching ? Infinity : (call.foreignTurns ?? 0));
-    const body: JsonObject = { ...stripped.value, model: model.upstreamId };
-    const effort = stripped.thinkingMustBeOff && call.format === "messages" ? "off" : wanted;
-    const set = SET_EFFORT[call.format](body, effort, model);
-    const fitted = call.format === "messages" ? fitThinkingConstraints(body) : NO_WARNINGS;
-    const hideUsageChunk = call.format === "chat" && call.stream && !clientAskedUsage(body);
-    // Every request is accounted for, so the Chat usage chunk is always asked for.
-    if (hideUsageChunk) body.stream_options = { ...(isJsonObject(body.stream_options) ? body.stream_options : {}), include_usage: true };
-    const forwarded = await forwardSameFormat({
-      url: provider.baseUrl + API_PATHS[call.format],
-      headers: buildForwardHeaders(call.format, clientHeaders, provider, call.stream),
-      body: JSON.stringify(body),
-      stream: call.stream,
-      client: call.client,
-      timeoutMs: call.timeoutMs,
-      format: call.format,
-      upstreamModelId: model.upstreamId,
-      tier: call.tier,
-      hideUsageChunk,
-      keepChunks: call.collect,
-      limits: call.limits,
-      ...(call.beforeLastBytes ? { beforeLastBytes: call.beforeLastBytes } : {}),
-      onEnd: (end) => {
-        const responseId = call.onResponseId ? readResponseId(end.firstEvent) : undefined;
-        if (responseId) call.onResponseId!(name, responseId);
-        const { usage, startUsage } = end;
-        // Kept as sent, decoded only if the cache is ever asked for it. A hidden usage chunk is
-        // not among the chunks sent: the usage goes beside them.
-        const raw: RawAnswer | undefined =
-          end.chunks && end.failure === undefined && !end.clientAborted
-            ? { kind: "stream", api: call.format, bytes: end.chunks, ...(usage ? { usage } : {}) }
-            : undefined;
-        call.onStreamEnd({
-          clientAborted: end.clientAborted,
-          sentTokens: end.sentTokens,
-          ...(usage ? { usage } : {}),
-          ...(startUsage ? { startUsage } : {}),
-          ...(end.failure !== undefined ? { error: end.failure } : {}),
-          ...(raw ? { raw } : {}),
-        });
-      },
-    });
-    const warnings = fitted.length === 0 ? set.warnings : [...set.warnings, ...fitted];
-    return { body: forwarded.body, contentType: forwarded.contentType, effort: set.effort, api: call.format, warnings };
-  }
+  if (model.apis.includes(call.format)) return passThrough(call, name, model, wanted, provider, clientHeaders, switching);
+  return translate(call, name, model, wanted, provider, clientHeaders, switching);
+}
 
-  const api = model.apis[0]!;
-  const adapter = UPSTREAM_ADAPTERS[api];
-  const decoded = call.canonical();
-  const { value: client, remember } = await withHistory(call, decoded.value, switching);
-  const stripped = stripForeignThinking(client, name, call.pinnedModel, call.foreignTurns);
-  const request = switching ? normalizeToolIds(stripped.value, api).value : stripped.value;
-  const encoded = adapter.encodeRequest(request, { upstreamModelId: model.upstreamId, model });
-  const body = encoded.value;
-  const warnings = [...decoded.warnings, ...stripped.warnings, ...encoded.warnings];
-  let effort = wanted;
-  if (api === "messages" && effort !== "off" && (stripped.thinkingMustBeOff || needsThinkingOff(request))) {
-    effort = "off";
-    warnings.push("thinking turned off: the last assistant turn called tools without a thinking block the upstream requires");
-  }
-  const set = SET_EFFORT[api](body, effort, model);
-  warnings.push(...set.warnings);
-  // The gateway's effort may turn thinking on where the client's fields forbid it.
-  if (api === "messages") warnings.push(...fitThinkingConstraints(body));
-  const encode: EncodeContext = { model: call.tier, created: Math.floor(Date.now() / 1000), includeUsage: decoded.value.includeUsage === true };
-  const translated = await forwardTranslated({
-    url: provider.baseUrl + API_PATHS[api],
+/** The model speaks the client's API: the body goes as the client sent it, with the model and effort set. */
+async function passThrough(call: ModelCall, name: string, model: ModelConfig, wanted: Effort, provider: ResolvedProvider, clientHeaders: Headers, switching: boolean): Promise<ModelAnswer> {
+  const api = wireApi(call.format);
+  const stripped = stripRawThinking(api, call.body, switching ? Infinity : (call.foreignTurns ?? 0));
+  const body: JsonObject = { ...stripped.value, model: model.upstreamId };
+  const set = api.setEffort(body, stripped.thinkingMustBeOff ? "off" : wanted, model);
+  const hideUsageChunk = call.stream && api.askStreamUsage(body);
+  const forwarded = await forwardSameFormat({
+    url: provider.baseUrl + api.path,
     headers: buildForwardHeaders(api, clientHeaders, provider, call.stream),
     body: JSON.stringify(body),
     stream: call.stream,
     client: call.client,
     timeoutMs: call.timeoutMs,
-    adapter,
-    format: CLIENT_FORMATS[call.format],
+    api,
+    upstreamModelId: model.upstreamId,
+    tier: call.tier,
+    hideUsageChunk,
+    keepChunks: call.collect,
+    limits: call.limits,
+    ...(call.beforeLastBytes ? { beforeLastBytes: call.beforeLastBytes } : {}),
+    onEnd: (end) => {
+      const responseId = call.onResponseId ? readResponseId(end.firstEvent) : undefined;
+      if (responseId) call.onResponseId!(name, responseId);
+      const { usage, startUsage } = end;
+      // Kept as sent, decoded only if the cache is ever asked for it. A hidden usage chunk is
+      // not among the chunks sent: the usage goes beside them.
+      const raw: RawAnswer | undefined =
+        end.chunks && end.failure === undefined && !end.clientAborted
+          ? { kind: "stream", api: call.format, bytes: end.chunks, ...(usage ? { usage } : {}) }
+          : undefined;
+      call.onStreamEnd({
+        clientAborted: end.clientAborted,
+        sentTokens: end.sentTokens,
+        ...(usage ? { usage } : {}),
+        ...(startUsage ? { startUsage } : {}),
+        ...(end.failure !== undefined ? { error: end.failure } : {}),
+        ...(raw ? { raw } : {}),
+      });
+    },
+  });
+  return { body: forwarded.body, contentType: forwarded.contentType, effort: set.effort, api: call.format, warnings: set.warnings };
+}
+
+/** The model speaks another API: the client's request goes through the canonical model into the model's first API, and its answer back. */
+async function translate(call: ModelCall, name: string, model: ModelConfig, wanted: Effort, provider: ResolvedProvider, clientHeaders: Headers, switching: boolean): Promise<ModelAnswer> {
+  const api = wireApi(model.apis[0]!);
+  const decoded = call.canonical();
+  const { value: client, remember } = await withHistory(call, decoded.value, switching);
+  const stripped = stripForeignThinking(client, name, call.pinnedModel, call.foreignTurns);
+  const request = switching ? normalizeToolIds(stripped.value, api.name).value : stripped.value;
+  const encoded = api.upstream.encodeRequest(request, { upstreamModelId: model.upstreamId, model });
+  const body = encoded.value;
+  const warnings = [...decoded.warnings, ...stripped.warnings, ...encoded.warnings];
+  let effort = wanted;
+  if (api.needsThinkingWithToolCalls && effort !== "off" && (stripped.thinkingMustBeOff || lacksToolCallThinking(request))) {
+    effort = "off";
+    warnings.push("thinking turned off: the last assistant turn called tools without a thinking block the upstream requires");
+  }
+  const set = api.setEffort(body, effort, model);
+  warnings.push(...set.warnings);
+  const encode: EncodeContext = { model: call.tier, created: Math.floor(Date.now() / 1000), includeUsage: decoded.value.includeUsage === true };
+  const translated = await forwardTranslated({
+    url: provider.baseUrl + api.path,
+    headers: buildForwardHeaders(api, clientHeaders, provider, call.stream),
+    body: JSON.stringify(body),
+    stream: call.stream,
+    client: call.client,
+    timeoutMs: call.timeoutMs,
+    adapter: api.upstream,
+    clientApi: wireApi(call.format),
     encode,
     limits: call.limits,
     ...(call.beforeLastBytes ? { beforeLastBytes: call.beforeLastBytes } : {}),
@@ -212,7 +199,7 @@ export async function callModel(call: ModelCall, name: string, model: ModelConfi
   });
   if (remember && translated.response) remember(translated.response);
   warnings.push(...translated.warnings);
-  return { body: translated.body, contentType: translated.contentType, effort: set.effort, api, ...(translated.response ? { response: translated.response } : {}), warnings };
+  return { body: translated.body, contentType: translated.contentType, effort: set.effort, api: api.name, ...(translated.response ? { response: translated.response } : {}), warnings };
 }
 
 const MAX_ID_SHOWN = 128;
@@ -242,7 +229,7 @@ async function withHistory(
   switching: boolean,
 ): Promise<{ value: CanonicalRequest; remember?: (response: CanonicalResponse) => string }> {
   const history = call.history;
-  if (call.format !== "responses" || !history) return { value: request };
+  if (!wireApi(call.format).continuesById || !history) return { value: request };
   const previous = request.previousResponseId;
   // A client that sends its whole history every turn (answers included) never needs it kept, and
   // keeping it would store the conversation again at every turn: only chains are kept, from a first

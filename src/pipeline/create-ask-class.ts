@@ -1,10 +1,9 @@
-import { SET_EFFORT } from "../wire/set-effort.ts";
 import type { CanonicalRequest } from "../canonical/request.ts";
 import type { Config } from "../config/schema.ts";
 import type { AskClass } from "../routing/classify-with-llm.ts";
-import { UPSTREAM_ADAPTERS } from "../wire/upstream-adapters.ts";
+import { wireApi } from "../wire/wire-apis.ts";
 import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
-import { API_PATHS, type ResolvedProvider } from "../upstream/resolve-providers.ts";
+import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
 
 const NO_HEADERS = new Headers();
 
@@ -19,8 +18,8 @@ export function createAskClass(current: () => { readonly config: Config; readonl
     const model = name ? config.models[name] : undefined;
     const provider = model ? providers[model.provider] : undefined;
     if (!model || !provider) return null;
-    const api = model.apis[0]!;
-    const adapter = UPSTREAM_ADAPTERS[api];
+    const api = wireApi(model.apis[0]!);
+    const adapter = api.upstream;
     const request: CanonicalRequest = {
       system: [],
       messages: [{ role: "user", content: [{ type: "text", text: prompt }] }],
@@ -32,9 +31,9 @@ export function createAskClass(current: () => { readonly config: Config; readonl
       extra: {},
     };
     const body = adapter.encodeRequest(request, { upstreamModelId: model.upstreamId, model }).value;
-    SET_EFFORT[api](body, "off", model);
+    api.setEffort(body, "off", model);
     try {
-      const response = await fetch(provider.baseUrl + API_PATHS[api], {
+      const response = await fetch(provider.baseUrl + api.path, {
         method: "POST",
         headers: buildForwardHeaders(api, NO_HEADERS, provider, false),
         body: JSON.stringify(body),

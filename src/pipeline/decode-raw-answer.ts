@@ -2,13 +2,13 @@ import type { CanonicalResponse } from "../canonical/response.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import { collectStreamResponse, newStreamCollector } from "../cache/collect-stream-response.ts";
 import type { RawAnswer } from "../cache/raw-answer.ts";
-import { UPSTREAM_ADAPTERS } from "../wire/upstream-adapters.ts";
+import { wireApi } from "../wire/wire-apis.ts";
 import { asBuffer } from "../upstream/as-buffer.ts";
 import { createSseSplitter } from "../upstream/sse/create-sse-splitter.ts";
 
 /** The whole answer of a passed-through stream, rebuilt from the events sent. Null when it did not finish. */
 function rebuildStreamAnswer(api: WireFormat, events: Uint8Array): CanonicalResponse | null {
-  const adapter = UPSTREAM_ADAPTERS[api];
+  const adapter = wireApi(api).upstream;
   const splitter = createSseSplitter();
   const collector = newStreamCollector();
   let state = adapter.stream.initial();
@@ -24,7 +24,7 @@ function rebuildStreamAnswer(api: WireFormat, events: Uint8Array): CanonicalResp
 /** A passed-through JSON answer read into the canonical model; null when it is not a valid answer. */
 function decodeAnswerText(api: WireFormat, text: string): CanonicalResponse | null {
   try {
-    return UPSTREAM_ADAPTERS[api].decodeResponse(JSON.parse(text)).value;
+    return wireApi(api).upstream.decodeResponse(JSON.parse(text)).value;
   } catch {
     return null;
   }

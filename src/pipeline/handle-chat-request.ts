@@ -1,4 +1,3 @@
-import type { TSchema } from "@sinclair/typebox";
 import type { Principal } from "../accounts/principal.ts";
 import type { Converted } from "../canonical/converted.ts";
 import { droppedKinds } from "../canonical/dropped-content.ts";
@@ -9,13 +8,8 @@ import type { Usage } from "../canonical/usage.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import { buildResponseCacheKey, readCacheControl } from "../cache/build-response-cache-key.ts";
 import type { ResponseCache } from "../cache/create-response-cache.ts";
-import { ChatRequestSchema } from "../wire/chat/schema.ts";
-import { CLIENT_FORMATS } from "../wire/client-formats.ts";
-import { wantsSeveralChoices } from "../wire/chat/wants-several-choices.ts";
-import { checkApiRules } from "../wire/check-api-rules.ts";
-import { compileBodyCheck } from "../wire/compile-body-check.ts";
-import { MessagesRequestSchema } from "../wire/messages/schema.ts";
-import { ResponsesRequestSchema } from "../wire/responses/schema.ts";
+import type { WireApi } from "../wire/wire-api.ts";
+import { wireApi } from "../wire/wire-apis.ts";
 import type { Lease } from "../limits/limiter.ts";
 import { resolveTier } from "../routing/resolve-tier.ts";
 import { sniffUsage } from "../upstream/passthrough/sniff-usage.ts";
@@ -33,19 +27,15 @@ import { readJsonBodyWithText } from "./read-json-body.ts";
 import { readResponseId } from "./read-response-id.ts";
 import { renderError, toGatewayError } from "./render-error.ts";
 import { routeRequest } from "./route-request.ts";
-import { REQUEST_ID_HEADER, routerHeaders } from "./router-headers.ts";
+import { routerHeaders } from "./router-headers.ts";
 import { trackRequest, type RequestTracker } from "./track-request.ts";
 import { isJsonObject, type JsonObject } from "../canonical/json-object.ts";
-
-const checkBody: Readonly<Record<WireFormat, (body: unknown) => unknown>> = {
-  messages: compileBodyCheck(MessagesRequestSchema),
-  chat: compileBodyCheck(ChatRequestSchema),
-  responses: compileBodyCheck(ResponsesRequestSchema as TSchema),
-};
 
 /** One request while it is served: what every step reads, and what it must hand on. */
 interface Served {
   readonly format: WireFormat;
+  /** What the gateway knows of the called API. */
+  readonly api: WireApi;
   readonly request: Request;
   /** The request's trace span (the no-op one when tracing is off), parent of routing and upstream attempts. */
   readonly span: TraceSpan;
@@ -103,9 +93,9 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     track.fields.accountId = principal.accountId;
     track.fields.keyId = principal.keyId;
     track.fields.plan = principal.plan;
+    const api = wireApi(format);
     const sent = await readJsonBodyWithText(request, deps.config.bodyLimitBytes);
-    const body = checkBody[format](sent.value) as JsonObject;
-    checkApiRules(format, body);
+    const body = api.checkRequest(sent.value);
     connection?.idleTimeout(0);
     stream = body.stream === true;
     deps.logBody?.(requestId, body);
@@ -114,7 +104,7 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     // Only a request that will be served is counted: a refused body or tier costs no limit.
     lease = await acquireLease(deps, principal);
     headers = { ...lease.headers };
-    const served: Served = { format, request, span, deps, requestId, track, lease, principal, body, sentText: sent.text, tier, stream };
+    const served: Served = { format, api, request, span, deps, requestId, track, lease, principal, body, sentText: sent.text, tier, stream };
     if (tier === "smart-plus" && deps.smartPlus) return await smartPlusTurn(served, headers);
     const slot = cacheSlot(served);
     const hit = slot?.lookup ? await serveFromCache(served, slot, headers) : null;
@@ -174,7 +164,7 @@ function cacheSlot(s: Served): CacheSlot | undefined {
   const control = readCacheControl(s.request.headers);
   if (!control.lookup && !control.store) return undefined;
   // A hit is replayed from the canonical answer, which holds one choice.
-  if (wantsSeveralChoices(s.format, s.body)) return undefined;
+  if (s.api.needsOwnApi(s.body)) return undefined;
   return { cache, key: buildResponseCacheKey(s.principal.accountId, s.format, s.body, s.sentText), ...control };
 }
 
@@ -190,7 +180,7 @@ async function serveFromCache(s: Served, slot: CacheSlot, headers: Record<string
   fields.effort = hit.headers["x-router-effort"];
   fields.source = hit.headers["x-router-source"];
   const includeUsage = isJsonObject(s.body.stream_options) && s.body.stream_options.include_usage === true;
-  const own = { ...headers, "x-router-request-id": s.requestId, [REQUEST_ID_HEADER[s.format]]: s.requestId };
+  const own = { ...headers, "x-router-request-id": s.requestId, [s.api.requestIdHeader]: s.requestId };
   const response = answerFromCache(s.format, hit, s.stream, s.tier, includeUsage, own);
   s.track.markFirstByte();
   await s.lease.release();
@@ -200,10 +190,10 @@ async function serveFromCache(s: Served, slot: CacheSlot, headers: Record<string
 
 /** Routes the request and calls the candidates; `setHeaders` keeps the caller's error headers current. */
 async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeaders: (headers: Record<string, string>) => void): Promise<Response> {
-  const { format, requestId, tier, track, lease, deps, span } = s;
+  const { format, api, requestId, tier, track, lease, deps, span } = s;
   const { fields } = track;
   let canonical: Converted<CanonicalRequest> | undefined;
-  const decode = (): Converted<CanonicalRequest> => (canonical ??= CLIENT_FORMATS[format].decodeRequest(s.body));
+  const decode = (): Converted<CanonicalRequest> => (canonical ??= api.client.decodeRequest(s.body));
   const routing = span.child("routing", { "routelane.tier": tier });
   const route = await routeRequest(deps, format, s.request.headers, s.principal, tier, decode).finally(() => routing.end());
   fields.source = route.source;
@@ -224,8 +214,7 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
     collect: store !== undefined,
     pinnedModel: route.pinnedModel,
     foreignTurns: route.foreignTurns,
-    ...(format === "responses" ? { onResponseId: (name: string, id: string) => route.pin(name, id) } : {}),
-    ...(format === "responses" ? historyAccess(s) : {}),
+    ...(api.continuesById ? { onResponseId: (name: string, id: string) => route.pin(name, id), ...historyAccess(s) } : {}),
     onStreamEnd: (outcome) => {
       void lease.release();
       const whole = outcome.response ?? outcome.raw;
@@ -260,7 +249,7 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
   answeredHeaders = routerHeaders(format, requestId, tier, candidate.name, answer.effort, route.source);
   // A later `previous_response_id` names this answer: pin under its id too (a stream's is pinned
   // at its end, by `onResponseId`).
-  const responseId = format === "responses" && !(answer.body instanceof ReadableStream) ? readResponseId(answer.body) : undefined;
+  const responseId = api.continuesById && !(answer.body instanceof ReadableStream) ? readResponseId(answer.body) : undefined;
   route.pin(candidate.name, responseId);
   const headers: Record<string, string> = { ...lease.headers, ...answeredHeaders, "content-type": answer.contentType };
   if (s.stream) headers["cache-control"] = "no-cache";
@@ -303,14 +292,14 @@ function finishWhole(s: Served, answer: ModelAnswer, store: CacheSlot | undefine
     const whole = answer.response ?? (answer.body instanceof Uint8Array ? { kind: "json" as const, api: s.format, bytes: [answer.body] } : undefined);
     if (whole) store.cache.put(store.key, whole, answeredHeaders);
   }
-  s.track.finish(200, usageOfAnswer(s.format, answer));
+  s.track.finish(200, usageOfAnswer(s.api, answer));
 }
 
 /** Usage of a complete answer: the decoded answer's when translated, else read from the bytes. */
-function usageOfAnswer(format: WireFormat, answer: ModelAnswer): { usage?: Usage } {
+function usageOfAnswer(api: WireApi, answer: ModelAnswer): { usage?: Usage } {
   if (answer.response) return { usage: answer.response.usage };
   if (answer.body instanceof Uint8Array) {
-    const usage = sniffUsage(format, [answer.body]);
+    const usage = sniffUsage(api, [answer.body]);
     return usage ? { usage } : {};
   }
   return {};

@@ -1,7 +1,7 @@
 import type { Tier } from "../canonical/tier.ts";
 import type { Config, ModelConfig } from "../config/schema.ts";
-import { checkApiRules } from "../wire/check-api-rules.ts";
 import { compileBodyCheck } from "../wire/compile-body-check.ts";
+import { checkMessagesRules } from "../wire/messages/check-request.ts";
 import { CountTokensRequestSchema, type CountTokensRequest } from "../wire/messages/schema.ts";
 import { resolveTier } from "../routing/resolve-tier.ts";
 import { countUpstreamTokens } from "../usage/count-upstream-tokens.ts";
@@ -53,7 +53,7 @@ export async function handleCountTokens(request: Request, deps: Pick<GatewayDeps
     accountId = principal.accountId;
     keyId = principal.keyId;
     const body = checkCountTokens(await readJsonBody(request, deps.config.bodyLimitBytes)) as CountTokensRequest;
-    checkApiRules("messages", body);
+    checkMessagesRules(body);
     tier = resolveTier(body.model, principal);
     const pinned = await options.pinnedModel?.(principal.accountId, tier, body as Record<string, unknown>, request.headers);
     const target = countingModel(deps.config, tier, pinned);

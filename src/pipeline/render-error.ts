@@ -1,8 +1,7 @@
 import { DatabaseFailure } from "../db/sanitize-db-error.ts";
 import { GatewayError, fail } from "../canonical/gateway-error.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
-import { encodeOpenAIError } from "../wire/encode-openai-error.ts";
-import { encodeMessagesError } from "../wire/messages/encode-error.ts";
+import { wireApi } from "../wire/wire-apis.ts";
 
 /** Anything thrown that is not a GatewayError is a bug: log it (never a body or key) and answer 500. */
 export function toGatewayError(error: unknown): GatewayError {
@@ -23,11 +22,9 @@ export function renderError(
   headers: Record<string, string> = {},
 ): Response {
   const gatewayError = toGatewayError(error);
-  const body = format === "messages" ? encodeMessagesError(gatewayError, requestId) : encodeOpenAIError(gatewayError);
-  // 529 is the Messages API's "overloaded"; OpenAI-format clients know it as 503.
-  const status = format !== "messages" && gatewayError.status === 529 ? 503 : gatewayError.status;
-  return new Response(body, {
-    status,
+  const api = wireApi(format);
+  return new Response(api.encodeError(gatewayError, requestId), {
+    status: api.errorStatus(gatewayError.status),
     headers: {
       "content-type": "application/json",
       "x-router-request-id": requestId,

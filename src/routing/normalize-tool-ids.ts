@@ -1,9 +1,8 @@
 import type { ContentPart } from "../canonical/content-part.ts";
 import type { CanonicalRequest } from "../canonical/request.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
+import { wireApi } from "../wire/wire-apis.ts";
 
-/** Longest tool-call id each upstream API accepts (Chat's is the tightest). */
-const MAX_ID_LENGTH: Readonly<Record<WireFormat, number>> = { messages: 64, chat: 40, responses: 64 };
 const VALID_ID = /^[A-Za-z0-9_-]+$/;
 
 function rewriteId(id: string, max: number, taken: Set<string>): string {
@@ -22,7 +21,7 @@ function rewriteId(id: string, max: number, taken: Set<string>): string {
  * (the client never sees history ids again).
  */
 export function normalizeToolIds(request: CanonicalRequest, target: WireFormat): { value: CanonicalRequest; renamed: ReadonlyMap<string, string> } {
-  const max = MAX_ID_LENGTH[target];
+  const max = wireApi(target).maxToolIdLength;
   const renamed = new Map<string, string>();
   const taken = new Set<string>();
   for (const message of request.messages) {

@@ -1,8 +1,6 @@
 import type { CanonicalRequest } from "../canonical/request.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
-import { wantsSeveralChoices } from "../wire/chat/wants-several-choices.ts";
-
-const CHAT_ONLY: readonly WireFormat[] = ["chat"];
+import { wireApi } from "../wire/wire-apis.ts";
 
 /**
  * The upstream APIs a request can only be answered through, or undefined when any will do. Chat
@@ -10,5 +8,5 @@ const CHAT_ONLY: readonly WireFormat[] = ["chat"];
  * with one choice.
  */
 export function requiredApis(format: WireFormat, request: CanonicalRequest): readonly WireFormat[] | undefined {
-  return wantsSeveralChoices(format, request.extra) ? CHAT_ONLY : undefined;
+  return wireApi(format).needsOwnApi(request.extra) ? [format] : undefined;
 }

@@ -3,7 +3,7 @@ import type { StreamEvent } from "../canonical/stream-event.ts";
 import { ZERO_USAGE, type Usage } from "../canonical/usage.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import type { EncodeContext } from "../wire/client-format.ts";
-import { CLIENT_FORMATS } from "../wire/client-formats.ts";
+import { wireApi } from "../wire/wire-apis.ts";
 
 const END_TURN = { unified: "end_turn", raw: null } as const;
 
@@ -13,7 +13,7 @@ const usageOf = (text: string): Usage => ({ ...ZERO_USAGE, outputTokens: text.sp
 /** The whole answer as the client format's JSON body. */
 export function encodeTextResponse(format: WireFormat, id: string, text: string, ctx: EncodeContext): string {
   const response: CanonicalResponse = { id, model: ctx.model, content: [{ type: "text", text }], stopReason: END_TURN, usage: usageOf(text) };
-  return JSON.stringify(CLIENT_FORMATS[format].encodeResponse(response, ctx));
+  return JSON.stringify(wireApi(format).client.encodeResponse(response, ctx));
 }
 
 /**
@@ -31,7 +31,7 @@ export function encodeTextStream(
   beforeLastBytes: () => void | Promise<void>,
   onEnd: () => void,
 ): ReadableStream<Uint8Array> {
-  const encoder = CLIENT_FORMATS[format].stream;
+  const encoder = wireApi(format).client.stream;
   const bytes = new TextEncoder();
   let state = encoder.initial(ctx);
   const emit = (controller: ReadableStreamDefaultController<Uint8Array>, event: StreamEvent): void => {

@@ -4,7 +4,7 @@ import { fail } from "../canonical/gateway-error.ts";
 import type { CanonicalRequest } from "../canonical/request.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import type { Config } from "../config/schema.ts";
-import { CLIENT_FORMATS } from "../wire/client-formats.ts";
+import { wireApi } from "../wire/wire-apis.ts";
 import { clampEffort } from "../canonical/clamp-effort.ts";
 import { conversationKey, responseConversationKey } from "../routing/conversation-key.ts";
 import { readSessionId } from "../routing/read-session-id.ts";
@@ -46,8 +46,6 @@ export interface TurnDeps {
   readonly pollMs: number;
 }
 
-const REQUEST_ID_HEADER: Readonly<Record<WireFormat, string>> = { messages: "request-id", chat: "x-request-id", responses: "x-request-id" };
-const ID_PREFIX: Readonly<Record<WireFormat, string>> = { messages: "msg_sp", chat: "chatcmpl-sp", responses: "resp_sp" };
 const NEW_JOB = /^\s*new job\b[\s:,.-]*/i;
 
 /** Context blocks coding agents put into the user's turn (Claude Code, Codex): not part of the task. */
@@ -135,10 +133,11 @@ async function collect(pieces: AsyncIterable<string>): Promise<string> {
  */
 export async function handleTurn(deps: TurnDeps, input: TurnInput): Promise<Response> {
   const { format, principal, request } = input;
+  const api = wireApi(format);
   const config = deps.config();
   const baseUrl = publicBaseUrl(request, { publicUrl: config.smartPlus.publicUrl, trustProxy: config.trustProxy });
   if (baseUrl === null) throw fail("InvalidRequest", "the Host header is not a host name (set smartPlus.publicUrl to give the address the commands use)");
-  const canonical = CLIENT_FORMATS[format].decodeRequest(input.body).value;
+  const canonical = api.client.decodeRequest(input.body).value;
   const key = conversationKey(principal.accountId, "smart-plus", canonical, readSessionId(request.headers, canonical));
   const task = newestUserText(canonical);
   const { name: modelName, effort } = patchModelOf(config);
@@ -154,9 +153,9 @@ export async function handleTurn(deps: TurnDeps, input: TurnInput): Promise<Resp
     }
   } else pieces = turnPieces(deps, job, baseUrl, request.signal, false);
 
-  const id = `${ID_PREFIX[format]}${input.requestId}`;
+  const id = `${api.answerIdPrefix}sp${input.requestId}`;
   // A later Responses turn may carry only `previous_response_id`: that id must lead to the job too.
-  if (format === "responses" && job) await deps.store.link(responseConversationKey(principal.accountId, "smart-plus", id), job.id);
+  if (api.continuesById && job) await deps.store.link(responseConversationKey(principal.accountId, "smart-plus", id), job.id);
   const headers: Record<string, string> = {
     ...input.headers,
     "x-router-tier": "smart-plus",
@@ -164,7 +163,7 @@ export async function handleTurn(deps: TurnDeps, input: TurnInput): Promise<Resp
     "x-router-effort": job?.effort ?? effort,
     "x-router-source": "smartplus",
     "x-router-request-id": input.requestId,
-    [REQUEST_ID_HEADER[format]]: input.requestId,
+    [api.requestIdHeader]: input.requestId,
   };
   const ctx = { model: "smart-plus", created: Math.floor(Date.now() / 1000), includeUsage: canonical.includeUsage === true };
   if (input.body.stream === true) {

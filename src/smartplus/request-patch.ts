@@ -1,14 +1,12 @@
 import type { Usage } from "../canonical/usage.ts";
-import { SET_EFFORT } from "../wire/set-effort.ts";
 import type { Effort } from "../canonical/effort.ts";
 import { GatewayError } from "../canonical/gateway-error.ts";
 import type { ModelConfig } from "../config/schema.ts";
-import { CLIENT_FORMATS } from "../wire/client-formats.ts";
 import { clampEffort } from "../canonical/clamp-effort.ts";
-import { UPSTREAM_ADAPTERS } from "../wire/upstream-adapters.ts";
-import { fitThinkingConstraints } from "../wire/messages/fit-thinking-constraints.ts";
+import { messagesApi } from "../wire/messages/api.ts";
+import { wireApi } from "../wire/wire-apis.ts";
 import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
-import { API_PATHS, type ResolvedProvider } from "../upstream/resolve-providers.ts";
+import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
 import type { JsonObject } from "../canonical/json-object.ts";
 
 /** A whole-repository answer at max effort takes minutes, far beyond a chat call's first-byte timeout. */
@@ -34,17 +32,14 @@ export const patchOutputTokens = (model: ModelConfig): number => Math.min(model.
  */
 export async function requestPatch(target: PatchModel, prompt: string, signal: AbortSignal): Promise<PatchAnswer> {
   const { model, provider } = target;
-  const api = model.apis[0]!;
+  const api = wireApi(model.apis[0]!);
   const messagesBody: JsonObject = { model: model.upstreamId, max_tokens: patchOutputTokens(model), messages: [{ role: "user", content: prompt }] };
-  let body: JsonObject;
-  if (api === "messages") body = messagesBody;
-  else {
-    const canonical = CLIENT_FORMATS.messages.decodeRequest(messagesBody).value;
-    body = UPSTREAM_ADAPTERS[api].encodeRequest(canonical, { upstreamModelId: model.upstreamId, model }).value;
-  }
-  SET_EFFORT[api](body, clampEffort(target.effort, model.efforts), model);
-  if (api === "messages") fitThinkingConstraints(body);
-  const response = await fetch(provider.baseUrl + API_PATHS[api], {
+  const body =
+    api === messagesApi
+      ? messagesBody
+      : api.upstream.encodeRequest(messagesApi.client.decodeRequest(messagesBody).value, { upstreamModelId: model.upstreamId, model }).value;
+  api.setEffort(body, clampEffort(target.effort, model.efforts), model);
+  const response = await fetch(provider.baseUrl + api.path, {
     method: "POST",
     headers: buildForwardHeaders(api, new Headers(), provider, false),
     body: JSON.stringify(body),
@@ -58,7 +53,7 @@ export async function requestPatch(target: PatchModel, prompt: string, signal: A
   } catch {
     throw new GatewayError(502, "upstream_error", "the model's answer was not JSON");
   }
-  const decoded = UPSTREAM_ADAPTERS[api].decodeResponse(json).value;
+  const decoded = api.upstream.decodeResponse(json).value;
   return { text: decoded.content.map((part) => (part.type === "text" ? part.text : "")).join(""), usage: decoded.usage };
 }
 

@@ -1,4 +1,3 @@
-import type { WireFormat } from "../canonical/wire-format.ts";
 import type { Config, Provider } from "../config/schema.ts";
 
 /** A provider ready to call: where it is and the headers that authenticate the gateway to it. */
@@ -8,12 +7,6 @@ export interface ResolvedProvider {
   readonly baseUrl: string;
   readonly authHeaders: Readonly<Record<string, string>>;
 }
-
-export const API_PATHS: Readonly<Record<WireFormat, string>> = {
-  messages: "/v1/messages",
-  chat: "/v1/chat/completions",
-  responses: "/v1/responses",
-};
 
 const DEFAULT_BASE_URLS: Partial<Record<Provider["kind"], string>> = {
   anthropic: "https://api.anthropic.com",

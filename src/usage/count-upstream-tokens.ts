@@ -2,7 +2,10 @@ import type { ModelConfig } from "../config/schema.ts";
 import { decodeMessagesRequest } from "../wire/messages/decode-request.ts";
 import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
 import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
+import { messagesApi } from "../wire/messages/api.ts";
+import { responsesApi } from "../wire/responses/api.ts";
 import { responsesAdapter } from "../wire/responses/upstream-side.ts";
+import type { WireApi } from "../wire/wire-api.ts";
 import type { JsonObject } from "../canonical/json-object.ts";
 
 export interface UpstreamCountInput {
@@ -26,15 +29,15 @@ function pick(source: JsonObject, fields: readonly string[], model: string): Jso
 }
 
 /** The body and path for the model's preferred counting API; null when it speaks neither. */
-function countRequest(input: UpstreamCountInput): { path: string; api: "messages" | "responses"; body: JsonObject } | null {
+function countRequest(input: UpstreamCountInput): { path: string; api: WireApi; body: JsonObject } | null {
   const { model, body } = input;
   if (model.apis.includes("messages")) {
-    return { api: "messages", path: "/v1/messages/count_tokens", body: pick(body, MESSAGES_COUNT_FIELDS, model.upstreamId) };
+    return { api: messagesApi, path: "/v1/messages/count_tokens", body: pick(body, MESSAGES_COUNT_FIELDS, model.upstreamId) };
   }
   if (model.apis.includes("responses")) {
     const canonical = decodeMessagesRequest(body).value;
     const encoded = responsesAdapter.encodeRequest(canonical, { upstreamModelId: model.upstreamId, model }).value;
-    return { api: "responses", path: "/v1/responses/input_tokens", body: pick(encoded, RESPONSES_COUNT_FIELDS, model.upstreamId) };
+    return { api: responsesApi, path: "/v1/responses/input_tokens", body: pick(encoded, RESPONSES_COUNT_FIELDS, model.upstreamId) };
   }
   return null;
 }

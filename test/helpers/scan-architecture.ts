@@ -39,11 +39,8 @@ const RANKS: readonly (readonly [prefix: string, rank: number, unit?: string])[]
   ["src/wire/messages/", 3],
   ["src/wire/chat/", 3],
   ["src/wire/responses/", 3],
-  // The registries of the three APIs.
-  ["src/wire/client-formats.ts", 4, "wire-registry"],
-  ["src/wire/upstream-adapters.ts", 4, "wire-registry"],
-  ["src/wire/set-effort.ts", 4, "wire-registry"],
-  ["src/wire/encode-stream-error.ts", 4, "wire-registry"],
+  // The one registry of the three APIs.
+  ["src/wire/wire-apis.ts", 4, "wire-registry"],
   ["src/db/", 5],
   ["src/accounts/", 6],
   ["src/limits/", 7],

@@ -10,6 +10,7 @@ import { join } from "node:path";
 
 const root = process.argv[2] ?? join(import.meta.dir, "..", "..");
 const { pipeStream } = (await import(join(root, "src/upstream/passthrough/pipe-stream.ts"))) as typeof import("../../src/upstream/passthrough/pipe-stream.ts");
+const { chatApi } = (await import(join(root, "src/wire/chat/api.ts"))) as typeof import("../../src/wire/chat/api.ts");
 const RUNS = 3_000;
 const chunk = (content: string, finish: string | null = null): string =>
   `data: ${JSON.stringify({ id: "chatcmpl-abc123", object: "chat.completion.chunk", created: 1700000000, model: "gpt-4o-mini", system_fingerprint: "fp_1", choices: [{ index: 0, delta: { content }, logprobs: null, finish_reason: finish }] })}\n\n`;
@@ -27,7 +28,7 @@ async function once(): Promise<number> {
   const reader = { read: async () => (queue.length > 0 ? { done: false as const, value: queue.shift()! } : { done: true as const }), cancel: async () => {} };
   let ended!: () => void;
   const reported = new Promise<void>((resolve) => (ended = resolve));
-  const options = { format: "chat" as const, upstreamModelId: "gpt-4o-mini", tier: "fast", client, limits, hideUsageChunk: true, keepChunks: false, onEnd: () => ended() };
+  const options = { api: chatApi, upstreamModelId: "gpt-4o-mini", tier: "fast", client, limits, hideUsageChunk: true, keepChunks: false, onEnd: () => ended() };
   const out = await new Response(pipeStream(reader, Buffer.from(bytes.subarray(0, firstEnd)), options)).arrayBuffer();
   await reported;
   return out.byteLength;

@@ -3,7 +3,7 @@ import type { CanonicalResponse } from "../../src/canonical/response.ts";
 import type { StreamEvent } from "../../src/canonical/stream-event.ts";
 import { WIRE_FORMATS, type WireFormat } from "../../src/canonical/wire-format.ts";
 import type { EncodeContext } from "../../src/wire/client-format.ts";
-import { CLIENT_FORMATS } from "../../src/wire/client-formats.ts";
+import { wireApi } from "../../src/wire/wire-apis.ts";
 import { startSim, type SimServer } from "../../src/sim/start-sim.ts";
 import { addShapes, eventRoot, recordedShapes, sseData, shapeDifferences, type Shapes } from "./key-shapes.ts";
 import { loadRecordings, type JsonObject } from "./recordings.ts";
@@ -219,7 +219,7 @@ function responseOf(events: readonly StreamEvent[]): CanonicalResponse | null {
 
 describe.each(WIRE_FORMATS)("the gateway's %s encoders write the recorded keys", (format) => {
   test.each(ANSWERS.map((a) => [a.name, a] as const))("%s", (_name, answer) => {
-    const encoder = CLIENT_FORMATS[format];
+    const encoder = wireApi(format).client;
     let state = encoder.stream.initial(CTX);
     let text = "";
     for (const event of answer.events) {

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { normalizeToolIds } from "../../src/routing/normalize-tool-ids.ts";
 import { stripForeignThinking } from "../../src/routing/strip-foreign-thinking.ts";
-import { stripMessagesThinking, stripResponsesReasoning } from "../../src/routing/strip-raw-thinking.ts";
+import { stripMessagesThinking } from "../../src/wire/messages/strip-thinking.ts";
+import { stripResponsesReasoning } from "../../src/wire/responses/strip-thinking.ts";
 import { assistant, request, thinking, toolCall, toolResult, user } from "./request-fixtures.ts";
 
 const history = request([

@@ -2,11 +2,8 @@ import { Elysia } from "elysia";
 import type { AccountStore } from "../../accounts/account-store.ts";
 import type { Principal } from "../../accounts/principal.ts";
 import { GatewayError } from "../../canonical/gateway-error.ts";
-import type { CanonicalRequest } from "../../canonical/request.ts";
-import type { WireFormat } from "../../canonical/wire-format.ts";
-import { decodeChatRequest } from "../../wire/chat/decode-request.ts";
-import { decodeMessagesRequest } from "../../wire/messages/decode-request.ts";
-import { decodeResponsesRequest } from "../../wire/responses/decode-request.ts";
+import { WIRE_FORMATS, type WireFormat } from "../../canonical/wire-format.ts";
+import { wireApi } from "../../wire/wire-apis.ts";
 import { adminError as error, adminErrorOf } from "../../ops/admin-error.ts";
 import { clientAddress, type AddressSource } from "../../ops/client-address.ts";
 import type { AdminGate } from "../../ops/create-admin-gate.ts";
@@ -15,7 +12,7 @@ import { exceedsJsonDepth, MAX_JSON_DEPTH } from "../../pipeline/exceeds-json-de
 import { decideRoute, type RoutingDecision } from "../../routing/decide-route.ts";
 import { requiredApis } from "../../routing/required-apis.ts";
 import { resolveTier } from "../../routing/resolve-tier.ts";
-import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
+import { isJsonObject } from "../../canonical/json-object.ts";
 
 export interface AdminExplainDeps {
   /** The routing in use (a reload replaces it). */
@@ -24,11 +21,7 @@ export interface AdminExplainDeps {
   readonly accounts?: AccountStore | undefined;
 }
 
-const DECODERS: Readonly<Record<WireFormat, (body: JsonObject) => { value: CanonicalRequest; warnings: readonly string[] }>> = {
-  messages: decodeMessagesRequest,
-  chat: decodeChatRequest,
-  responses: decodeResponsesRequest,
-};
+const isWireFormat = (value: unknown): value is WireFormat => (WIRE_FORMATS as readonly unknown[]).includes(value);
 
 /** Who an explain runs as without an account: every tier, default tier `normal`. */
 const OPERATOR: Principal = {
@@ -87,7 +80,7 @@ async function explain(request: Request, deps: AdminExplainDeps): Promise<Respon
   }
   if (!isJsonObject(input)) return error(400, "invalid_request_error", "body: must be a JSON object");
   const format = input.format ?? "messages";
-  if (format !== "messages" && format !== "chat" && format !== "responses") {
+  if (!isWireFormat(format)) {
     return error(400, "invalid_request_error", "format: must be one of messages, chat, responses");
   }
   if (!isJsonObject(input.body)) return error(400, "invalid_request_error", "body.body: the request body to explain is required (an object)");
@@ -96,7 +89,7 @@ async function explain(request: Request, deps: AdminExplainDeps): Promise<Respon
   const body = input.body;
   try {
     const tier = resolveTier(typeof body.model === "string" ? body.model : undefined, principal);
-    const decoded = DECODERS[format](body);
+    const decoded = wireApi(format).client.decodeRequest(body);
     const sessionId = typeof input.session_id === "string" ? input.session_id : (decoded.value.user ?? undefined);
     const apis = requiredApis(format, decoded.value);
     const decision = await decideRoute(deps.routing(), { principal, tier, request: decoded.value, sessionId, format, apis, dryRun: true });

@@ -1,5 +1,4 @@
 import { GatewayError } from "../../canonical/gateway-error.ts";
-import type { WireFormat } from "../../canonical/wire-format.ts";
 import { classifyUpstreamError } from "../classify-upstream-error.ts";
 import { callFailure } from "../call-failure.ts";
 import { createCallGuard, type AbortCause } from "../create-call-guard.ts";
@@ -8,6 +7,7 @@ import { upstreamFetchTimeout } from "../upstream-fetch-timeout.ts";
 import { readFirstEvent, type ByteReader } from "../sse/read-first-event.ts";
 import { checkFirstEvent } from "./check-first-event.ts";
 import { rewriteModel } from "./create-model-rewriter.ts";
+import type { WireApi } from "../../wire/wire-api.ts";
 import { pipeStream, type PipeEnd, type PipeOptions } from "./pipe-stream.ts";
 
 export interface ForwardRequest {
@@ -19,7 +19,8 @@ export interface ForwardRequest {
   readonly client: Request;
   /** Deadline for the first event (stream) or the whole body (non-stream), ms. */
   readonly timeoutMs: number;
-  readonly format: WireFormat;
+  /** The API the client and the upstream both speak. */
+  readonly api: WireApi;
   readonly upstreamModelId: string;
   /** What the client sees in `model`. */
   readonly tier: string;
@@ -109,9 +110,9 @@ async function startStream(response: Response, request: ForwardRequest): Promise
     // Nothing is committed before the first content: an error right after the opening events is still a failed call.
     const first = await readFirstEvent(reader, request.limits.maxEventBytes, checkFirstEvent);
     if (!first) throw new GatewayError(502, "api_error", "upstream closed the stream before the first event", { retryable: true });
-    const { format, upstreamModelId, tier, client, onEnd, hideUsageChunk, keepChunks, limits, beforeLastBytes } = request;
+    const { api, upstreamModelId, tier, client, onEnd, hideUsageChunk, keepChunks, limits, beforeLastBytes } = request;
     const options: PipeOptions = {
-      format,
+      api,
       upstreamModelId,
       tier,
       client,

@@ -1,9 +1,7 @@
 import { CONTENT_FILTERED_ERROR } from "../../canonical/content-filtered.ts";
 import type { GatewayError } from "../../canonical/gateway-error.ts";
 import type { Usage } from "../../canonical/usage.ts";
-import type { WireFormat } from "../../canonical/wire-format.ts";
-import { encodeStreamError } from "../../wire/encode-stream-error.ts";
-import { STREAM_KEEPALIVE } from "../../wire/encode-stream-keepalive.ts";
+import type { WireApi } from "../../wire/wire-api.ts";
 import { asBuffer } from "../as-buffer.ts";
 import { createStreamClock, type StreamBeat, type StreamLimits } from "../sse/create-stream-clock.ts";
 import { readNext, type ByteReader } from "../sse/read-first-event.ts";
@@ -16,7 +14,8 @@ import { readFilteredRest } from "./read-filtered-rest.ts";
 import { sniffUsage } from "./sniff-usage.ts";
 
 export interface PipeOptions {
-  readonly format: WireFormat;
+  /** The API the client and the upstream both speak. */
+  readonly api: WireApi;
   readonly upstreamModelId: string;
   /** What the client sees in `model`. */
   readonly tier: string;
@@ -117,7 +116,8 @@ const framed = (name: string | undefined, data: string): Buffer => Buffer.from(`
  * stream), `model` is rewritten in place, and a quiet stream gets the format's keep-alives.
  */
 export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptions): ReadableStream<Uint8Array> {
-  const { format, limits } = request;
+  const { api, limits } = request;
+  const format = api.name;
   const framer = createEventFramer(limits.maxEventBytes);
   const inspector = createEventInspector(format, request.hideUsageChunk === true);
   const rewriter = createModelRewriter(request.upstreamModelId, request.tier);
@@ -267,7 +267,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
   };
 
   /** The format's error event, numbered after the last event sent (Responses). */
-  const errorEvent = (error: GatewayError): Buffer => Buffer.from(encodeStreamError(format, error, lastSequenceNumber([latest, previous]) + 1));
+  const errorEvent = (error: GatewayError): Buffer => Buffer.from(api.encodeStreamError(error, lastSequenceNumber([latest, previous]) + 1));
 
   let lastBytesFreed = false;
   const beforeLastBytes = async (): Promise<void> => {
@@ -289,7 +289,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     const sent = await send(controller, errorEvent(CONTENT_FILTERED_ERROR));
     const withheld = framer.rest();
     void readFilteredRest(reader, format, withheld.length > 0 ? Buffer.concat([blocked, withheld]) : blocked).then((rest) =>
-      report(!sent, CONTENT_FILTERED_ERROR.message, sniffUsage(format, [rest]) ?? inspector.usage),
+      report(!sent, CONTENT_FILTERED_ERROR.message, sniffUsage(api, [rest]) ?? inspector.usage),
     );
   };
 
@@ -316,7 +316,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     beat = clock.watch(limits, {
       quiet: () => {
         if (writing || stop || clientGone) return;
-        const written = sink?.write(STREAM_KEEPALIVE[format]);
+        const written = sink?.write(api.keepalive);
         if (typeof written === "number" && written > 0) sink?.flush();
       },
       idle: () => {

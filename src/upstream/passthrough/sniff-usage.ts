@@ -1,8 +1,5 @@
 import type { Usage } from "../../canonical/usage.ts";
-import type { WireFormat } from "../../canonical/wire-format.ts";
-import { decodeChatUsage } from "../../wire/chat/map-usage.ts";
-import { decodeMessagesUsage } from "../../wire/messages/map-usage.ts";
-import { decodeResponsesUsage } from "../../wire/responses/map-usage.ts";
+import type { WireApi } from "../../wire/wire-api.ts";
 import { asBuffer } from "../as-buffer.ts";
 
 const USAGE_KEY = '"usage":';
@@ -46,39 +43,12 @@ export function lastUsageObject(text: string): unknown {
   return undefined;
 }
 
-function firstEventUsage(firstEvent: string): unknown {
-  try {
-    const parsed: unknown = JSON.parse(firstEvent);
-    if (parsed !== null && typeof parsed === "object" && "message" in parsed) {
-      const message = parsed.message;
-      if (message !== null && typeof message === "object" && "usage" in message) return message.usage;
-    }
-  } catch {
-    // A first event that passed the check but carries no usage: the tail has to do.
-  }
-  return undefined;
-}
-
 /**
  * Usage of a passed-through answer, read after the last byte went out (never per chunk): from the
- * final events in the stream's tail (Messages also from `message_start`), or from a JSON body.
+ * final events in the stream's tail (and from its first event where the API reports input there),
+ * or from a JSON body.
  */
-export function sniffUsage(format: WireFormat, tail: readonly Uint8Array[], firstEvent?: string): Usage | undefined {
+export function sniffUsage(api: WireApi, tail: readonly Uint8Array[], firstEvent?: string): Usage | undefined {
   const text = tail.length === 1 ? asBuffer(tail[0]!).toString("utf8") : Buffer.concat(tail.map(asBuffer)).toString("utf8");
-  const raw = lastUsageObject(text);
-  switch (format) {
-    case "messages": {
-      const start = firstEvent === undefined ? undefined : firstEventUsage(firstEvent);
-      if (raw === undefined && start === undefined) return undefined;
-      return decodeMessagesUsage(raw, decodeMessagesUsage(start));
-    }
-    case "chat":
-      return raw === undefined ? undefined : decodeChatUsage(raw);
-    case "responses":
-      return raw === undefined ? undefined : decodeResponsesUsage(raw);
-    default: {
-      const unreachable: never = format;
-      return unreachable;
-    }
-  }
+  return api.readUsage(lastUsageObject(text), firstEvent);
 }

@@ -5,7 +5,6 @@ import type { StreamEvent } from "../../canonical/stream-event.ts";
 import { collectStreamResponse, newStreamCollector, type StreamCollector } from "../../cache/collect-stream-response.ts";
 import type { Usage } from "../../canonical/usage.ts";
 import type { ClientFormat, EncodeContext } from "../../wire/client-format.ts";
-import { STREAM_KEEPALIVE } from "../../wire/encode-stream-keepalive.ts";
 import { callFailure } from "../call-failure.ts";
 import { createCallGuard, type AbortCause } from "../create-call-guard.ts";
 import { classifyUpstreamError } from "../classify-upstream-error.ts";
@@ -17,6 +16,7 @@ import { classifyErrorEvent } from "../sse/classify-error-event.ts";
 import { readNext, type ByteReader, type SseEvent } from "../sse/read-first-event.ts";
 import { streamFailures } from "../sse/stream-failures.ts";
 import type { UpstreamAdapter } from "../../wire/upstream-adapter.ts";
+import type { WireApi } from "../../wire/wire-api.ts";
 import { upstreamFetchTimeout } from "../upstream-fetch-timeout.ts";
 import type { StreamOutcome } from "./stream-outcome.ts";
 
@@ -31,7 +31,8 @@ export interface TranslatedRequest {
   /** Deadline for the first event (stream) or the whole body (non-stream), ms. */
   readonly timeoutMs: number;
   readonly adapter: UpstreamAdapter;
-  readonly format: ClientFormat;
+  /** The API the client called, which its answer is written in. */
+  readonly clientApi: WireApi;
   readonly encode: EncodeContext;
   /** Called once when a committed stream has ended, however it ended. */
   readonly onStreamEnd?: (outcome: StreamOutcome) => void;
@@ -90,7 +91,7 @@ async function readAnswer(response: Response, request: TranslatedRequest): Promi
     throw new GatewayError(502, "api_error", "upstream sent a malformed response body", { retryable: true });
   }
   const decoded = request.adapter.decodeResponse(parsed);
-  const body = JSON.stringify(request.format.encodeResponse(decoded.value, request.encode));
+  const body = JSON.stringify(request.clientApi.client.encodeResponse(decoded.value, request.encode));
   return { body, contentType: "application/json", response: decoded.value, warnings: decoded.warnings };
 }
 
@@ -202,7 +203,8 @@ async function startStream(response: Response, request: TranslatedRequest): Prom
     await response.body?.cancel().catch(() => {});
     throw new GatewayError(502, "api_error", "upstream did not answer with an event stream", { retryable: true });
   }
-  const { adapter, format } = request;
+  const { adapter } = request;
+  const format = request.clientApi.client;
   const t: Translation = {
     reader: response.body.getReader(),
     splitter: createSseSplitter(request.limits.maxEventBytes),
@@ -233,8 +235,9 @@ async function startStream(response: Response, request: TranslatedRequest): Prom
 }
 
 function pipeTranslation(t: Translation, first: StreamEvent[], request: TranslatedRequest): ReadableStream<Uint8Array> {
-  const { adapter, format, limits } = request;
-  const keepalive = STREAM_KEEPALIVE[format.format];
+  const { adapter, limits } = request;
+  const format = request.clientApi.client;
+  const keepalive = request.clientApi.keepalive;
   let reported = false;
   let clientGone = false;
   let idled = false;

@@ -41,3 +41,24 @@ export function encodeMessagesUsage(usage: Usage): JsonObject {
     service_tier: "standard",
   };
 }
+
+/** The usage in a Messages stream's first event (`message_start`), which holds the input counts. */
+function firstEventUsage(firstEvent: string): unknown {
+  try {
+    const parsed: unknown = JSON.parse(firstEvent);
+    if (isJsonObject(parsed) && isJsonObject(parsed.message)) return parsed.message.usage;
+  } catch {
+    // A first event that passed the check but carries no usage: the tail has to do.
+  }
+  return undefined;
+}
+
+/**
+ * A passed-through Messages answer's usage: the last `usage` object of its tail (a stream's final
+ * `message_delta` may hold only the output) over what its `message_start` reported.
+ */
+export function readMessagesUsage(lastUsage: unknown, firstEvent?: string): Usage | undefined {
+  const start = firstEvent === undefined ? undefined : firstEventUsage(firstEvent);
+  if (lastUsage === undefined && start === undefined) return undefined;
+  return decodeMessagesUsage(lastUsage, decodeMessagesUsage(start));
+}

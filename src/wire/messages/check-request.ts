@@ -1,11 +1,9 @@
-import { invalidRequest } from "../canonical/gateway-error.ts";
-import type { WireFormat } from "../canonical/wire-format.ts";
+import { invalidRequest } from "../../canonical/gateway-error.ts";
+import type { JsonObject } from "../../canonical/json-object.ts";
+import { compileBodyCheck } from "../compile-body-check.ts";
+import { MessagesRequestSchema } from "./schema.ts";
 
 type Message = { readonly role?: unknown; readonly content?: unknown } | null;
-
-function isEmpty(value: unknown): boolean {
-  return (Array.isArray(value) || typeof value === "string") && value.length === 0;
-}
 
 /** An assistant turn that ends in a server tool's call, after which the API lets a system message stand. */
 function endsInServerToolUse(message: Message): boolean {
@@ -31,23 +29,27 @@ function misplacedSystem(messages: readonly Message[], at: number): string | nul
 }
 
 /**
- * What the real APIs refuse although it fits the wire schema, refused the same way before
- * anything is counted or called: an empty conversation (`messages` / `input`), and in Messages a
- * `system` message inside `messages` where the API does not take one.
+ * What the Messages API refuses although it fits the wire schema, refused the same way before
+ * anything is counted or called: an empty conversation, and a `system` message inside `messages`
+ * where the API does not take one. Count-tokens bodies are held to the same rules.
  */
-export function checkApiRules(format: WireFormat, body: Readonly<Record<string, unknown>>): void {
-  if (format === "responses") {
-    if (isEmpty(body.input)) throw invalidRequest("`input`: must not be empty", "input");
-    return;
-  }
+export function checkMessagesRules(body: Readonly<Record<string, unknown>>): void {
   const messages = body.messages;
   if (!Array.isArray(messages)) return;
   if (messages.length === 0) throw invalidRequest("`messages`: at least one message is required", "messages");
-  if (format !== "messages") return;
   const list = messages as readonly Message[];
   for (let at = 0; at < list.length; at++) {
     if (list[at]?.role !== "system") continue;
     const why = misplacedSystem(list, at);
     if (why) throw invalidRequest(`\`messages[${at}].role\`: ${why}`, `messages[${at}].role`);
   }
+}
+
+const checkBody = compileBodyCheck(MessagesRequestSchema);
+
+/** A Messages request body checked against the schema, then the API's rules; throws a 400 naming the field. */
+export function checkMessagesRequest(body: unknown): JsonObject {
+  const checked = checkBody(body) as JsonObject;
+  checkMessagesRules(checked);
+  return checked;
 }

@@ -1,7 +1,8 @@
-import { isJsonObject, type JsonObject } from "../canonical/json-object.ts";
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
+
 /**
- * The same-format fast path of a model switch: the raw request bodies, parsed once, are cleaned
- * without going through the canonical model. Both return the body itself when nothing changed.
+ * The same-format fast path of a model switch: the raw request body, parsed once, is cleaned
+ * without going through the canonical model. The body itself comes back when nothing changed.
  */
 
 const isThinkingBlock = (block: unknown) => isJsonObject(block) && (block.type === "thinking" || block.type === "redacted_thinking");
@@ -44,12 +45,4 @@ export function stripMessagesThinking(body: JsonObject, assistantTurns = Infinit
     if (content.length > 0) messages.push({ ...message, content });
   }
   return removed === 0 ? { value: body, removed, thinkingMustBeOff } : { value: { ...body, messages }, removed, thinkingMustBeOff };
-}
-
-/** Responses body: drops `reasoning` input items (their `encrypted_content` is bound to the model that made them). */
-export function stripResponsesReasoning(body: JsonObject): { value: JsonObject; removed: number } {
-  if (!Array.isArray(body.input)) return { value: body, removed: 0 };
-  const input = body.input.filter((item) => !(isJsonObject(item) && item.type === "reasoning"));
-  const removed = body.input.length - input.length;
-  return removed === 0 ? { value: body, removed } : { value: { ...body, input }, removed };
 }

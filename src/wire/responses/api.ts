@@ -1,0 +1,42 @@
+import type { ClientFormat } from "../client-format.ts";
+import { encodeOpenAIError } from "../encode-openai-error.ts";
+import { openAIErrorStatus } from "../openai-error-status.ts";
+import { openAIVersionHeaders } from "../openai-version-headers.ts";
+import type { UpstreamAdapter } from "../upstream-adapter.ts";
+import type { WireApi } from "../wire-api.ts";
+import { checkResponsesRequest } from "./check-request.ts";
+import { responsesFormat } from "./client-side.ts";
+import { encodeResponsesStreamError } from "./encode-stream-error.ts";
+import { decodeResponsesUsage } from "./map-usage.ts";
+import { setResponsesEffort } from "./set-effort.ts";
+import { stripResponsesReasoning } from "./strip-thinking.ts";
+import { responsesAdapter } from "./upstream-side.ts";
+
+/** The Responses API (`POST /v1/responses`). */
+export const responsesApi: WireApi = {
+  name: "responses",
+  path: "/v1/responses",
+  requestIdHeader: "x-request-id",
+  answerIdPrefix: "resp_",
+  maxToolIdLength: 64,
+  continuesById: true,
+  needsThinkingWithToolCalls: false,
+
+  checkRequest: checkResponsesRequest,
+  needsOwnApi: () => false,
+  client: responsesFormat as ClientFormat,
+  encodeError: (error) => encodeOpenAIError(error),
+  errorStatus: openAIErrorStatus,
+  encodeStreamError: encodeResponsesStreamError,
+  // The API defines no keep-alive; an SSE comment line is what every SSE parser skips.
+  keepalive: new TextEncoder().encode(": keepalive\n\n"),
+
+  upstream: responsesAdapter as UpstreamAdapter,
+  setEffort: setResponsesEffort,
+  versionHeaders: openAIVersionHeaders,
+
+  // Reasoning items are bound to the model that made them: all of them go, whatever `turns` says.
+  stripThinking: (body) => ({ value: stripResponsesReasoning(body).value, thinkingMustBeOff: false }),
+  askStreamUsage: () => false,
+  readUsage: (lastUsage) => (lastUsage === undefined ? undefined : decodeResponsesUsage(lastUsage)),
+};
