@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { createDataDirInProcess } from "./create-data-dir-in-process.ts";
 import type { PgliteReply, PgliteRequest, SentError } from "./messages.ts";
 import { MEMORY_DATA_DIR } from "./memory-data-dir.ts";
 
@@ -126,12 +127,18 @@ const REOPEN_RETRY_MS = 1_000;
  * 0.5 GB (test/ops/executable.test.ts). An existing data directory is opened as it is.
  * A new data directory is created by a thread of its own that is then stopped: the PGlite that
  * created it keeps what that took for its whole life (after initdb a process about 0.2 GB larger,
- * measured by test/db/pglite-data-dir.test.ts), and a thread's end frees all of it.
+ * measured by test/db/pglite-data-dir.test.ts), and a thread's end frees all of it. Without
+ * initial data (from source) initdb runs in a child process instead (`createDataDirInProcess`),
+ * whose peak is not this process's.
  */
 export async function openPgliteThread(location: string, initialData?: Blob): Promise<PgliteThread> {
   if (location !== MEMORY_DATA_DIR && !existsSync(join(location, "PG_VERSION"))) {
-    const creator = await connect(location, initialData);
-    await creator.call({ op: "close" }).finally(() => creator.terminate());
+    if (initialData) {
+      const creator = await connect(location, initialData);
+      await creator.call({ op: "close" }).finally(() => creator.terminate());
+    } else {
+      await createDataDirInProcess(location);
+    }
   }
   let connection = await connect(location, location === MEMORY_DATA_DIR ? initialData : undefined);
   let reopening: Promise<Connection> | undefined;
