@@ -1,7 +1,7 @@
 import { buildLimitRefusal, rateLimitHeaders } from "./build-limit-refusal.ts";
 import { RPM_WINDOW_MS, type Lease, type LimitDecision, type Limiter, type LimitSubject, type MonthlySpendLoader, type MonthlyTokensLoader } from "./limiter.ts";
 import { monthWindow } from "./month-window.ts";
-import { ACQUIRE_SCRIPT, ADD_TOKENS_SCRIPT, INIT_MONTH_SCRIPT, REFRESH_SCRIPT, RELEASE_SCRIPT } from "./redis-scripts.ts";
+import { ACQUIRE_SCRIPT, ADD_USAGE_SCRIPT, INIT_MONTH_SCRIPT, REFRESH_SCRIPT, RELEASE_SCRIPT } from "./redis-scripts.ts";
 import { RedisUnavailableError } from "../redis/create-redis-link.ts";
 import { createScriptRunner, type RedisSend } from "./run-redis-script.ts";
 
@@ -41,7 +41,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
   const releaseScript = createScriptRunner(send, RELEASE_SCRIPT);
   const refreshScript = createScriptRunner(send, REFRESH_SCRIPT);
   const initScript = createScriptRunner(send, INIT_MONTH_SCRIPT);
-  const addScript = createScriptRunner(send, ADD_TOKENS_SCRIPT);
+  const addScript = createScriptRunner(send, ADD_USAGE_SCRIPT);
   /** Leases held by this process: id → concurrency key, refreshed together on one timer. */
   const held = new Map<string, string>();
   const instance = crypto.randomUUID().slice(0, 8);
@@ -60,6 +60,35 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
   /** Keys with a spend cap seen by this process: only theirs are counted (one command a request otherwise). */
   const cappedKeys = new Set<string>();
   const MICRO = 1e6;
+  /**
+   * Amounts to add per account, keyed by counter (its marker beside it): a finished request's
+   * tokens and its key's spend are added together, in one call once the current task is done.
+   */
+  const unsent = new Map<string, Map<string, { readonly marker: string; amount: number }>>();
+
+  function count(accountId: string, counter: string, marker: string, amount: number): void {
+    let counters = unsent.get(accountId);
+    if (!counters) {
+      unsent.set(accountId, (counters = new Map()));
+      queueMicrotask(() => sendUsage(accountId));
+    }
+    const entry = counters.get(counter);
+    if (entry) entry.amount += amount;
+    else counters.set(counter, { marker, amount });
+  }
+
+  function sendUsage(accountId: string): void {
+    const counters = unsent.get(accountId);
+    unsent.delete(accountId);
+    if (!counters) return;
+    const keys: string[] = [];
+    const amounts: number[] = [];
+    for (const [counter, { marker, amount }] of counters) {
+      keys.push(counter, marker);
+      amounts.push(amount);
+    }
+    addScript(keys, amounts).catch(() => {});
+  }
 
   const refresher = setInterval(() => {
     for (const [id, key] of held) {
@@ -180,12 +209,12 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
     addTokens(accountId, tokens) {
       if (tokens <= 0) return;
       const [counter, marker] = monthKeys(accountId, now());
-      addScript([counter, marker], [Math.floor(tokens)]).catch(() => {});
+      count(accountId, counter, marker, Math.floor(tokens));
     },
     addSpend(accountId, keyId, usd) {
       if (!(usd > 0) || !cappedKeys.has(`${accountId}\n${keyId}`)) return;
       const [counter, marker] = spendKeys(accountId, keyId, now());
-      addScript([counter, marker], [Math.round(usd * MICRO)]).catch(() => {});
+      count(accountId, counter, marker, Math.round(usd * MICRO));
     },
     heldLeases: () => held.size,
     async close() {

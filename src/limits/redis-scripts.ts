@@ -95,8 +95,14 @@ end
 return 0
 `;
 
-/** Counts tokens once the month is seeded (before that, the recorded usage read at seeding covers them). KEYS: counter, marker. ARGV: n. */
-export const ADD_TOKENS_SCRIPT = `
-if redis.call('EXISTS', KEYS[2]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) end
+/**
+ * Counts what finished requests used, each counter only once its month is seeded (before that, the
+ * recorded usage read at seeding covers it): pairs of KEYS (counter, marker), one ARGV amount each,
+ * all in one account's slot: the month's tokens and the spend of any capped keys, one call.
+ */
+export const ADD_USAGE_SCRIPT = `
+for i = 1, #ARGV do
+  if redis.call('EXISTS', KEYS[i * 2]) == 1 then redis.call('INCRBY', KEYS[i * 2 - 1], ARGV[i]) end
+end
 return 0
 `;

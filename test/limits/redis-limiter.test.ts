@@ -5,6 +5,7 @@ import { createLimiter } from "../../src/limits/create-limiter.ts";
 import { createMemoryLimiter } from "../../src/limits/create-memory-limiter.ts";
 import { createRedisLimiter } from "../../src/limits/create-redis-limiter.ts";
 import type { Lease, LimitDecision, LimitSubject } from "../../src/limits/limiter.ts";
+import { monthWindow } from "../../src/limits/month-window.ts";
 import { createRedisLink, type RedisLink, type RedisStateChange } from "../../src/redis/create-redis-link.ts";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -202,5 +203,42 @@ describe("createLimiter (from config)", () => {
     expect(limiter.degraded).toBe(true);
     await limiter.close();
     down.close();
+  });
+});
+
+describe("redis limiter: round trips", () => {
+  test("a request with every limit set takes them all in one call, frees its slot in one, and counts its tokens and its key's spend in one", async () => {
+    const calls: string[] = [];
+    const counted = (command: string, args: readonly string[]) => {
+      calls.push(command);
+      return a.send(command, args);
+    };
+    const limiter = createRedisLimiter({ send: counted, keyPrefix: PREFIX, loadMonthlyTokens: async () => 0, loadMonthlySpend: async () => 0 });
+    const subject: LimitSubject = {
+      ...subjectOf("acct_round_trips", limitsOf(1_000, 10, 1_000_000)),
+      keyId: "key_round_trips",
+      keyLimits: { allowedTiers: null, requestsPerMinute: 1_000, monthlySpendUsd: 100 },
+    };
+    // The first request of the month seeds the counters from recorded usage.
+    const seeding = await limiter.acquire(subject);
+    if (!seeding.ok) throw new Error("expected a lease");
+    await seeding.lease.release();
+
+    calls.length = 0;
+    const decision = await limiter.acquire(subject);
+    if (!decision.ok) throw new Error("expected a lease");
+    expect(calls.length).toBe(1);
+    await decision.lease.release();
+    expect(calls.length).toBe(2);
+    // What the usage observer does when the request has finished.
+    limiter.addTokens("acct_round_trips", 120);
+    limiter.addSpend("acct_round_trips", "key_round_trips", 0.25);
+    await a.send("PING", []);
+    expect(calls.length).toBe(3);
+    const base = `${PREFIX}limits:{acct_round_trips}`;
+    const month = monthWindow(Date.now()).key;
+    expect(await a.send("GET", [`${base}:tokens:${month}`])).toBe("120");
+    expect(await a.send("GET", [`${base}:key:key_round_trips:spend:${month}`])).toBe("250000");
+    await limiter.close();
   });
 });
