@@ -33,7 +33,7 @@ import { startSim, type SimServer } from "./sim/start-sim.ts";
 import { createPipelineServices } from "./create-pipeline-services.ts";
 import { createAskClass } from "./pipeline/create-ask-class.ts";
 import { findPinnedModel } from "./usage/find-pinned-model.ts";
-import { needsInProcessSim } from "./upstream/resolve-providers.ts";
+import { needsInProcessSim, resolveProviders } from "./upstream/resolve-providers.ts";
 
 export interface StartOptions {
   readonly env?: Record<string, string | undefined>;
@@ -189,6 +189,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     env,
     authenticator,
     simUrl: sim?.url,
+    resolveProviders: (next) => resolveProviders(next, env, sim?.url),
     observe: notifyObservers(observers),
     metrics,
     logBody: requestLog.logBody,

@@ -22,7 +22,6 @@ const ALLOWED: { readonly [K in keyof ArchitectureFindings]: readonly string[] }
     "src/usage/count-upstream-tokens.ts: .includes(\"responses\")",
   ],
   upward: [
-    "src/ops/create-config-holder.ts -> src/create-pipeline-services.ts",
   ],
   cycles: [],
   gatewayError: [
@@ -64,8 +63,6 @@ const ALLOWED: { readonly [K in keyof ArchitectureFindings]: readonly string[] }
     "src/upstream/sse/read-first-event.ts: endOfFirstEvent",
   ],
   wiring: [
-    "src/ops/create-config-holder.ts: resolveProviders(",
-    "src/routing/create-routing.ts: createMemoryPinStore(",
   ],
 };
 

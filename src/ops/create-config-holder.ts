@@ -4,8 +4,9 @@ import type { GatewayDeps } from "../pipeline/gateway-deps.ts";
 import type { RequestObserver } from "../canonical/request-record.ts";
 import type { GatewayMetrics } from "./create-metrics.ts";
 import type { KeyAuthenticator } from "../accounts/principal.ts";
-import type { PipelineServices } from "../create-pipeline-services.ts";
-import { needsInProcessSim, resolveProviders, type ResolvedProvider } from "../upstream/resolve-providers.ts";
+import type { ResponseCache } from "../cache/create-response-cache.ts";
+import type { Routing } from "../routing/create-routing.ts";
+import { needsInProcessSim, type ResolvedProvider } from "../upstream/resolve-providers.ts";
 
 type Env = Record<string, string | undefined>;
 type Providers = Readonly<Record<string, ResolvedProvider>>;
@@ -30,12 +31,17 @@ export interface ConfigHolderOptions {
   readonly env: Env;
   readonly authenticator: KeyAuthenticator;
   readonly simUrl: string | undefined;
+  /** The providers of a config, resolved by the composition root (keys from the environment, the in-process sim's address). */
+  readonly resolveProviders: (config: Config) => Providers;
   /** Every finished request, for the pipeline to call (see OpsDeps). */
   readonly observe: RequestObserver;
   readonly metrics: GatewayMetrics;
   readonly logBody: (requestId: string, body: unknown) => void;
   /** Limits, caches and routing; the routing follows the config in use. */
-  readonly services: Pick<PipelineServices, "limiter" | "responseCache" | "responseHistory" | "routingFor">;
+  readonly services: Pick<GatewayDeps, "limiter" | "responseHistory"> & {
+    readonly responseCache: ResponseCache | undefined;
+    routingFor(config: Config): Routing;
+  };
   /** The Smart+ job flow for `smart-plus` turns. */
   readonly smartPlus?: GatewayDeps["smartPlus"];
 }
@@ -74,7 +80,7 @@ function keepProcessSettings(next: Config, running: Config): Config {
  * still finds it.
  */
 export function createConfigHolder(options: ConfigHolderOptions): ConfigHolder {
-  const resolve = (config: Config): Providers => resolveProviders(config, options.env, options.simUrl);
+  const resolve = options.resolveProviders;
   const first = Object.freeze(resolve(options.config));
   let generation: Generation = { config: options.config, providers: first, own: first };
   const services = options.services;

@@ -22,8 +22,8 @@ function readPin(text: string | null): ConversationPin | null {
 export interface RedisPinStoreOptions {
   /** The gateway's Redis link: while it is down, pins are misses without a call. */
   readonly link: RedisLink;
-  /** Namespace for the keys (tests use one per run). */
-  readonly prefix?: string;
+  /** Namespace for the keys: the configured `redis.keyPrefix` and `pin:` (tests use one per run). */
+  readonly prefix: string;
 }
 
 /**
@@ -32,8 +32,7 @@ export interface RedisPinStoreOptions {
  * link logs the outage once, not each miss.
  */
 export function createRedisPinStore(options: RedisPinStoreOptions): PinStore {
-  const { link } = options;
-  const prefix = options.prefix ?? "routelane:pin:";
+  const { link, prefix } = options;
   return {
     kind: "redis",
     get(key) {

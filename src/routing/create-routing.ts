@@ -4,7 +4,6 @@ import { createCircuitBreaker, type BreakerOptions, type CircuitBreaker } from "
 import type { AskClass } from "./classify-with-llm.ts";
 import { compileRoutingRules, type CompiledRule } from "./compile-routing-rules.ts";
 import { createDecisionCache, type DecisionCache } from "./create-decision-cache.ts";
-import { createMemoryPinStore } from "./create-memory-pin-store.ts";
 import { createPostgresDecisionStore } from "./create-postgres-decision-store.ts";
 import { hashKey } from "./hash-key.ts";
 import type { PinStore } from "./pin-store.ts";
@@ -29,8 +28,11 @@ export interface CreateRoutingOptions {
   readonly config: Config;
   /** Decision cache's shared layer; without it the cache is memory only. */
   readonly database?: Database | undefined;
-  /** Pins in Redis when set (default: `config.redisUrl`); in process otherwise. */
-  readonly pins?: PinStore | undefined;
+  /**
+   * The conversation pins, built once by the composition root (in Redis under the configured key
+   * prefix, or in process) and shared by the routings of every config generation.
+   */
+  readonly pins: PinStore;
   readonly askClass?: AskClass | undefined;
   readonly now?: () => number;
   /** Start the periodic deletion of expired decisions (default true when a database is given). */
@@ -51,7 +53,7 @@ export function createRouting(options: CreateRoutingOptions): Routing {
   });
   const stopCleanup =
     options.database && options.cleanup !== false ? decisionCache.startCleanup(routing.decisionCache.cleanupIntervalMs) : () => {};
-  const pins = options.pins ?? createMemoryPinStore(routing.conversations.maxPins, now);
+  const { pins } = options;
   const pools = Object.fromEntries(Object.entries(config.tiers).map(([tier, t]) => [tier, [t.models, t.defaultEffort]]));
   return {
     config,
