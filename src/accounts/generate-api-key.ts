@@ -3,7 +3,6 @@ const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 export const KEY_PREFIX = "rl_";
 /** 32 random bytes need 43 base62 digits (62^43 > 2^256 > 62^42). */
 export const KEY_BODY_LENGTH = 43;
-export const KEY_LENGTH = KEY_PREFIX.length + KEY_BODY_LENGTH;
 /** How much of the key is kept for display: `rl_` + 5 characters. */
 export const DISPLAY_PREFIX_LENGTH = 8;
 
@@ -33,7 +32,7 @@ export function hashApiKey(key: string): string {
   return Bun.SHA256.hash(key, "hex");
 }
 
-export function displayPrefix(key: string): string {
+function displayPrefix(key: string): string {
   return key.slice(0, DISPLAY_PREFIX_LENGTH);
 }
 

@@ -13,24 +13,7 @@ import { formatOfHeaders, renderError } from "../pipeline/render-error.ts";
 import { NOOP_TRACING, type Tracing } from "../ops/start-tracing.ts";
 import { createInFlightTracker, type InFlightTracker } from "../ops/track-in-flight.ts";
 import { readRequestUrl } from "../pipeline/read-request-url.ts";
-
-/** Public routes and their methods, so a known path called with the wrong method answers 405, not 404. */
-export const ROUTES: ReadonlyArray<readonly [RegExp, readonly string[]]> = [
-  [/^\/healthz\/?$/, ["GET"]],
-  [/^\/readyz\/?$/, ["GET"]],
-  [/^\/metrics\/?$/, ["GET"]],
-  [/^\/openapi\.json$/, ["GET"]],
-  [/^\/docs\/?$/, ["GET"]],
-  [/^\/$/, ["GET", "HEAD"]],
-  [/^\/v1\/handoff\/[^/]+\/upload\/?$/, ["POST"]],
-  [/^\/v1\/handoff\/[^/]+\/patch\/?$/, ["GET"]],
-  [/^\/v1\/messages\/?$/, ["POST"]],
-  [/^\/v1\/messages\/count_tokens\/?$/, ["POST"]],
-  [/^\/v1\/chat\/completions\/?$/, ["POST"]],
-  [/^\/v1\/responses\/?$/, ["POST"]],
-  [/^\/v1\/models\/?$/, ["GET"]],
-  [/^\/v1\/models\/[^/]+\/?$/, ["GET"]],
-];
+import { PUBLIC_ROUTES } from "./public-routes.ts";
 
 function formatOfPath(path: string, headers: Headers): WireFormat {
   // The handoff endpoints answer in the Messages-style error shape.
@@ -42,7 +25,7 @@ function formatOfPath(path: string, headers: Headers): WireFormat {
 /** 404 for an unknown path, 405 (with `allow`) for a known one called with another method. */
 function unmatched(request: Request): Response {
   const path = readRequestUrl(request).pathname;
-  const route = ROUTES.find(([pattern]) => pattern.test(path));
+  const route = PUBLIC_ROUTES.find(([pattern]) => pattern.test(path));
   const error = route
     ? fail("MethodNotAllowed", `method ${request.method} is not allowed on ${path}; use ${route[1].join(" or ")}`, { headers: { allow: route[1].join(", ") } })
     : fail("NoSuchEndpoint", `no such endpoint: ${request.method} ${path}`);

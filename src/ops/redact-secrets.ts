@@ -8,7 +8,7 @@ const SECRET_PATTERNS: readonly RegExp[] = [
   /\bsk-(?:ant-)?[A-Za-z0-9_-]{16,}/g,
 ];
 
-export const REDACTED = "[redacted]";
+const REDACTED = "[redacted]";
 
 function redactString(text: string): string {
   let out = text;

@@ -1,7 +1,7 @@
 import type { Libc } from "./load-libc.ts";
 
 /** Bun sizes its fetch pool from this variable once, at process start; unset it is 256. */
-export const FETCH_POOL_VARIABLE = "BUN_CONFIG_MAX_HTTP_REQUESTS";
+const FETCH_POOL_VARIABLE = "BUN_CONFIG_MAX_HTTP_REQUESTS";
 const BUN_DEFAULT_FETCH_POOL = 256;
 /** Descriptors besides the streams' two sockets each: listeners, database, logs, Redis, files. */
 const RESERVED_FILES = 256;

@@ -17,7 +17,7 @@ export interface Classification {
 }
 
 /** The lower of two efforts. */
-export function capEffort(effort: Effort, ceiling: Effort | undefined): Effort {
+function capEffort(effort: Effort, ceiling: Effort | undefined): Effort {
   if (ceiling === undefined) return effort;
   return EFFORTS.indexOf(effort) > EFFORTS.indexOf(ceiling) ? ceiling : effort;
 }

@@ -12,7 +12,7 @@ export type AskClass = (prompt: string, deadlineMs: number) => Promise<string | 
 
 const PROMPT_TEXT_CHARS = 2_000;
 
-export function buildClassPrompt(config: Config, signals: TaskSignals): string {
+function buildClassPrompt(config: Config, signals: TaskSignals): string {
   const classes = Object.entries(config.routing.classes)
     .map(([name, c]) => `- ${name}: ${c.description}`)
     .join("\n");
@@ -24,7 +24,7 @@ export function buildClassPrompt(config: Config, signals: TaskSignals): string {
 }
 
 /** The first class name the answer mentions, if any. */
-export function readClassAnswer(answer: string, classes: readonly string[]): string | null {
+function readClassAnswer(answer: string, classes: readonly string[]): string | null {
   const words = answer.toLowerCase().match(/[a-z][a-z0-9_-]*/g) ?? [];
   return words.find((word) => classes.includes(word)) ?? null;
 }

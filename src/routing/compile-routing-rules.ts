@@ -22,7 +22,7 @@ export interface CompiledRule {
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** One regex for all of a rule's keywords; word edges only where the keyword starts/ends with a word character. */
-export function compileKeywords(keywords: readonly string[]): RegExp {
+function compileKeywords(keywords: readonly string[]): RegExp {
   const alternatives = keywords.map((k) => {
     const body = escapeRegExp(k.toLowerCase()).replace(/\s+/g, "\\s+");
     return `${/^\w/.test(k) ? "\\b" : ""}${body}${/\w$/.test(k) ? "\\b" : ""}`;

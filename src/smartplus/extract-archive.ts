@@ -31,7 +31,7 @@ export interface ExtractedArchive {
  * The safe form of an entry name, or why it is refused: relative, no `..`, no NUL, not longer
  * than the file system takes, nothing empty. A leading `./` is dropped; a trailing `/` (folders) too.
  */
-export function checkEntryPath(name: string): { ok: true; path: string } | { ok: false; reason: string } {
+function checkEntryPath(name: string): { ok: true; path: string } | { ok: false; reason: string } {
   if (name.includes("\0")) return { ok: false, reason: `the archive holds a path with a NUL byte` };
   if (name.startsWith("/") || /^[A-Za-z]:/.test(name) || name.startsWith("\\")) return { ok: false, reason: `the archive holds an absolute path: ${name}` };
   const parts = name.replaceAll("\\", "/").split("/").filter((part) => part !== "" && part !== ".");

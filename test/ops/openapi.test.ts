@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { ROUTES } from "../../src/http/app.ts";
+import { PUBLIC_ROUTES } from "../../src/http/public-routes.ts";
 import { adminRoutes } from "../../src/http/routes/admin.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 import { DATABASE_HOOK_TIMEOUT_MS } from "../helpers/test-database.ts";
@@ -43,7 +43,7 @@ describe("GET /openapi.json", () => {
   test("covers every public route with its methods", () => {
     // Path parameters are compared by position, not by name (`{id}`, `{job}`).
     const shape = (path: string): string => path.replace(/\{[^}]+\}/g, "{}");
-    for (const [pattern, methods] of ROUTES) {
+    for (const [pattern, methods] of PUBLIC_ROUTES) {
       const path = Object.keys(doc.paths).find((p) => shape(p) === shape(pathOf(pattern)));
       expect(path).toBeDefined();
       for (const method of methods) expect(Object.keys(doc.paths[path!]!)).toContain(method.toLowerCase());

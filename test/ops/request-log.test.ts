@@ -3,10 +3,13 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRequestLog } from "../../src/ops/create-request-log.ts";
-import { REDACTED, redactSecrets } from "../../src/ops/redact-secrets.ts";
+import { redactSecrets } from "../../src/ops/redact-secrets.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 import { DEFAULT_EFFORT_CONFIG } from "../helpers/same-format-config.ts";
 import { DATABASE_HOOK_TIMEOUT_MS } from "../helpers/test-database.ts";
+
+/** What a secret is replaced by in the log. */
+const REDACTED = "[redacted]";
 
 const dir = mkdtempSync(join(tmpdir(), "routelane-log-"));
 const logFile = join(dir, "requests.log");

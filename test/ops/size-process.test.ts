@@ -1,7 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { loadLibc, type Libc } from "../../src/ops/load-libc.ts";
-import { FETCH_POOL_VARIABLE, sizeProcess } from "../../src/ops/size-process.ts";
+import { sizeProcess } from "../../src/ops/size-process.ts";
+
+/** The variable Bun reads its fetch pool size from, once, at start. */
+const FETCH_POOL_VARIABLE = "BUN_CONFIG_MAX_HTTP_REQUESTS";
 
 /**
  * A C library whose limits are given and whose exec is recorded (a real one would replace the test

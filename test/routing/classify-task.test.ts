@@ -4,8 +4,8 @@ import type { Tier } from "../../src/canonical/tier.ts";
 import { DEFAULT_CONFIG } from "../../src/config/default-config.ts";
 import { ConfigError, loadConfig, validateFileConfig } from "../../src/config/load-config.ts";
 import type { Config, FileConfig } from "../../src/config/schema.ts";
-import { capEffort, classifyTask } from "../../src/routing/classify-task.ts";
-import { compileKeywords, compileRoutingRules } from "../../src/routing/compile-routing-rules.ts";
+import { classifyTask } from "../../src/routing/classify-task.ts";
+import { compileRoutingRules } from "../../src/routing/compile-routing-rules.ts";
 import { extractTaskSignals } from "../../src/routing/extract-task-signals.ts";
 import { readTextFeatures } from "../../src/routing/read-text-features.ts";
 import { assistant, bashTool, image, request, toolCall, toolResult, user } from "./request-fixtures.ts";
@@ -69,8 +69,11 @@ describe("rules classifier (default config)", () => {
 
 describe("building blocks", () => {
   test("keywords match whole words and phrases, case-insensitively", () => {
-    const re = compileKeywords(["bug", "not working", "tl;dr"]);
-    expect([re.test("A BUG here"), re.test("debugger"), re.test("it is not\nworking"), re.test("TL;DR please")]).toEqual([true, false, true, true]);
+    const file = structuredClone(DEFAULT_CONFIG) as FileConfig & { routing: NonNullable<FileConfig["routing"]> };
+    file.routing.rules!.unshift({ name: "words", class: "chore", when: { keywords: ["bug", "not working", "tl;dr"] } });
+    const cfg = { ...config, routing: { ...config.routing, ...file.routing } } as Config;
+    const matches = (text: string) => classify(text, "normal", { cfg }).rule === "words";
+    expect([matches("A BUG here"), matches("debugger"), matches("it is not\nworking"), matches("TL;DR please")]).toEqual([true, false, true, true]);
   });
 
   test.each([
@@ -80,10 +83,6 @@ describe("building blocks", () => {
     ["@@ -1 +1 @@\n-a\n+b", { code: false, stackTrace: false, diff: true }],
   ])("text features of %p", (text, features) => {
     expect(readTextFeatures(text)).toEqual(features);
-  });
-
-  test("capEffort keeps the lower effort", () => {
-    expect([capEffort("max", "high"), capEffort("low", "high"), capEffort("max", undefined)]).toEqual(["high", "low", "max"]);
   });
 
   test("signals: newest user text, depth, tools, bounded text, tool results, repeats", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { loadConfig } from "../../src/config/load-config.ts";
 import type { Config } from "../../src/config/schema.ts";
-import { buildClassPrompt, classifyWithLlm, readClassAnswer, type AskClass } from "../../src/routing/classify-with-llm.ts";
+import { classifyWithLlm, type AskClass } from "../../src/routing/classify-with-llm.ts";
 import { compileRoutingRules } from "../../src/routing/compile-routing-rules.ts";
 import { extractTaskSignals } from "../../src/routing/extract-task-signals.ts";
 import { request, user } from "./request-fixtures.ts";
@@ -37,13 +37,19 @@ describe("llm classifier", () => {
     expect(performance.now() - started).toBeLessThan(150);
   });
 
-  test("answers are read for the first known class name", () => {
-    const classes = ["chore", "long-context"];
-    expect([readClassAnswer("class: Long-Context", classes), readClassAnswer("none", classes)]).toEqual(["long-context", null]);
+  test("answers are read for the first known class name; none is no class", async () => {
+    const classOf = async (answer: string) => (await classifyWithLlm(config, rules, "normal", signals, async () => answer)).taskClass;
+    expect([await classOf("class: Long-Context"), await classOf("none")]).toEqual(["long-context", "debugging"]);
   });
 
-  test("the prompt holds at most a bounded part of the task", () => {
+  test("the prompt holds at most a bounded part of the task", async () => {
     const long = extractTaskSignals(request([user("z".repeat(100_000))]), 8192);
-    expect(buildClassPrompt(config, long).length).toBeLessThan(4_000);
+    let prompt = "";
+    await classifyWithLlm(config, rules, "normal", long, async (text) => {
+      prompt = text;
+      return "general";
+    });
+    expect(prompt.length).toBeGreaterThan(0);
+    expect(prompt.length).toBeLessThan(4_000);
   });
 });
