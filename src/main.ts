@@ -1,10 +1,28 @@
 import { ConfigError, loadConfig } from "./config/load-config.ts";
 import type { Config } from "./config/schema.ts";
+import { answerInfoFlags } from "./ops/answer-info-flags.ts";
 import { PortInUseError } from "./ops/ensure-port-free.ts";
 import { DataDirInUseError } from "./db/lock-data-dir.ts";
 import { loadLibc } from "./ops/load-libc.ts";
 import { sizeProcess } from "./ops/size-process.ts";
-import { startGateway, type RunningGateway } from "./start-gateway.ts";
+import type { RunningGateway } from "./start-gateway.ts";
+
+const USAGE = `Usage: routelane [--help | --version]
+       bun start [--help | --version]      (from a checkout)
+
+Starts the gateway: it listens for /v1/messages, /v1/chat/completions and /v1/responses, with a
+tier (fast, normal, smart, smart-plus) in \`model\`. Everything is set in the environment:
+
+  PORT, HOST              where to listen (default 8787, 127.0.0.1)
+  DATABASE_URL            postgres://… for PostgreSQL; unset: the embedded PGlite in ROUTELANE_DATA_DIR
+  ROUTELANE_DATA_DIR      PGlite data and demo-key.txt (default ./data)
+  REDIS_URL               limits, pins and the response cache shared by every instance
+  ROUTELANE_CONFIG        JSON config file (providers, models, tiers, routing); unset: built-in, all simulated
+  ROUTELANE_ADMIN_TOKEN   turns on /admin and /console (16+ characters)
+
+With none of them it is the offline demo: simulated models, PGlite in ./data, a demo key printed
+once. SIGTERM or SIGINT drain and exit 0; SIGHUP re-reads ROUTELANE_CONFIG. Start-up prints the
+process id. Accounts and keys: \`bun run admin --help\`. More: README.md and docs/.`;
 
 function configOrExit(): Config {
   try {
@@ -76,13 +94,15 @@ function firstAccountHint(config: Config): string {
 
 async function main(): Promise<void> {
   const config = configOrExit();
+  // Loaded only now: the executable unpacks its migrations when this module is loaded.
+  const { startGateway } = await import("./start-gateway.ts");
   // Before anything starts: this may replace the process with itself, sized for its streams.
   const sizing = sizeProcess(config.maxUpstreamRequests, loadLibc());
   const started = startGateway(config);
   handleSignals(started);
   const gateway = await started;
   const database = config.databaseUrl ? "postgres" : `pglite (${config.dataDir})`;
-  console.log(`routelane listening on ${gateway.url} (database: ${database}${gateway.sim ? `, simulated upstream: ${gateway.sim.url}` : ""})`);
+  console.log(`routelane listening on ${gateway.url} (pid ${process.pid}, database: ${database}${gateway.sim ? `, simulated upstream: ${gateway.sim.url}` : ""})`);
   if (gateway.demoKey) {
     console.log(`demo Enterprise account created; its API key (shown once, also in ${config.dataDir}/demo-key.txt):`);
     console.log(`  ${gateway.demoKey}`);
@@ -93,6 +113,8 @@ async function main(): Promise<void> {
   for (const warning of sizing.warnings) console.error(warning);
 }
 
+// `--help` and `--version` are answered before anything is read, started or written (no ./data).
+if (answerInfoFlags(process.argv.slice(2), USAGE, (text) => console.log(text))) process.exit(0);
 await main().catch((error: unknown) => {
   if (error instanceof PortInUseError) {
     console.error(`routelane: cannot listen: ${error.message}`);

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { answerInfoFlags } from "../ops/answer-info-flags.ts";
 import { runCheckConfig } from "./check-config.ts";
 import type { JsonObject } from "../canonical/json-object.ts";
 
@@ -24,7 +25,7 @@ Commands:
                                                             usage across accounts (groups: day, hour, account,
                                                             tier, model, key; default: this month by day)
   audit [--account ID] [--action A] [--limit N] [--cursor C] admin writes, newest first
-  help
+  help                                                      this text (also --help); --version prints the version
 
 Key controls: --name N|none  --expires TIME|none (ISO 8601)  --tiers T,T|all
               --key-rpm N|none  --monthly-spend USD|none
@@ -250,6 +251,7 @@ function refuseAsUsage<T>(read: () => T): T {
 }
 
 export async function runAdminCli(argv: string[], env: Record<string, string | undefined>, io: Io): Promise<number> {
+  if (answerInfoFlags(argv, USAGE, io.out)) return 0;
   try {
     const parsed = refuseAsUsage(() =>
       parseArgs({

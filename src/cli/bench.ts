@@ -15,6 +15,7 @@ import { hasWrk } from "../bench/run-wrk.ts";
 import { buildBodyScenarios, buildLongStreamScenarios, buildScenarios, type BenchTarget, type Scenario } from "../bench/scenarios.ts";
 import { startProcesses, type BenchProcesses } from "../bench/start-processes.ts";
 import { openDatabase } from "../db/client.ts";
+import { answerInfoFlags } from "../ops/answer-info-flags.ts";
 import { migrateDatabase } from "../db/migrate.ts";
 
 const OPEN_STREAMS_HOLDS = 2;
@@ -179,7 +180,10 @@ async function bench(args: BenchArgs): Promise<void> {
 }
 
 try {
-  const args = parseBenchArgs(Bun.argv.slice(2));
+  const argv = Bun.argv.slice(2);
+  // Answered before the arguments are checked, as every program of the project does.
+  if (answerInfoFlags(argv, USAGE, (text) => console.log(text))) process.exit(0);
+  const args = parseBenchArgs(argv);
   if (args.help) {
     console.log(USAGE);
   } else {

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { answerInfoFlags } from "../ops/answer-info-flags.ts";
 import { findRepositoryRoot, listRepositoryFiles, packRepository } from "../smartplus/pack-repository.ts";
 
 const USAGE = `Usage: bun run cli smartplus <pack|apply> --job ID --token TOKEN [--url URL] [--repo DIR]
@@ -12,7 +13,7 @@ const USAGE = `Usage: bun run cli smartplus <pack|apply> --job ID --token TOKEN 
 
 Both take the job id and job token from the command Smart+ printed. --url defaults to
 $ROUTELANE_URL or http://127.0.0.1:8787; --repo to the current folder (\`bun run\` starts
-scripts in the Routelane checkout, so pass --repo there).`;
+scripts in the Routelane checkout, so pass --repo there). --help prints this, --version the version.`;
 
 const DEFAULT_URL = "http://127.0.0.1:8787";
 
@@ -112,6 +113,7 @@ async function apply(url: string, job: string, token: string, repo: string): Pro
 }
 
 export async function runSmartPlusCli(argv: readonly string[]): Promise<number> {
+  if (answerInfoFlags(argv, USAGE, (text) => process.stdout.write(`${text}\n`))) return 0;
   const args = argv[0] === "smartplus" ? argv.slice(1) : argv;
   const { values, positionals } = parseArgs({
     args: [...args],

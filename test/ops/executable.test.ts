@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
 import { createBenchAccount } from "../../src/bench/create-bench-account.ts";
 import { buildExecutable } from "../../src/ops/build-executable.ts";
 import { openTestDatabase } from "../helpers/test-database.ts";
@@ -94,6 +95,18 @@ function peakRss(pid: number): number {
 }
 
 describe("bun run build: the single executable", () => {
+  test("answers --help and --version without starting or writing anything (no ./data, no migrations unpacked)", async () => {
+    for (const [flag, expected] of [["--help", "Usage: routelane"], ["--version", `routelane ${pkg.version}\n`]] as const) {
+      const cwd = mkdtempSync(join(work, "cwd-"));
+      const temp = mkdtempSync(join(work, "tmp-"));
+      const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: work, TMPDIR: temp };
+      const child = Bun.spawn([binary, flag], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      const [code, stdout] = await Promise.all([child.exited, new Response(child.stdout).text()]);
+      expect({ code, written: [...readdirSync(cwd), ...readdirSync(temp)] }).toEqual({ code: 0, written: [] });
+      expect(stdout.startsWith(expected)).toBe(true);
+    }
+  }, 30_000);
+
   test("starts on PGlite from an empty directory, is ready, answers each format, exits 0 on SIGTERM", () => smoke(undefined), 60_000);
 
   test.skipIf(!existsSync("/proc/self/status"))(
