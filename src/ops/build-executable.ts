@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { TEMPLATE_FILE } from "../db/pglite-thread/built-in-template.ts";
+import { answerInfoFlags } from "./answer-info-flags.ts";
 
 /**
  * `bun run build [--outfile PATH]`: one self-contained executable (`bun build --compile`).
@@ -94,11 +95,17 @@ export async function buildExecutable(outfile: string): Promise<void> {
   }
 }
 
+const USAGE = `Usage: bun run build [--outfile PATH]
+
+Compiles the gateway, its migrations and the embedded PGlite into one executable (default
+dist/routelane) that needs nothing else on the host; run it with --help for its own usage.`;
+
 if (import.meta.main) {
+  if (answerInfoFlags(process.argv.slice(2), USAGE, (text) => console.log(text))) process.exit(0);
   const at = process.argv.indexOf("--outfile");
   const outfile = at >= 0 ? process.argv[at + 1] : join(ROOT, "dist", "routelane");
   if (!outfile) {
-    console.error("usage: bun run build [--outfile PATH]");
+    console.error(USAGE);
     process.exit(2);
   }
   await buildExecutable(outfile).catch((error: unknown) => {
