@@ -7,6 +7,7 @@
  * Standalone: `bun run src/bench/measure-pglite-floor.ts <PGlite data dir>` prints one JSON line.
  */
 import { PGlite } from "@electric-sql/pglite";
+import { PGLITE_START_PARAMS } from "../db/pglite-thread/pglite-start-params.ts";
 import type { ChildGroup } from "./child-group.ts";
 import { readProcessMemory } from "./read-process-memory.ts";
 
@@ -25,7 +26,8 @@ export interface PgliteFloor {
 }
 
 async function floor(location: string): Promise<PgliteFloor> {
-  const db = await PGlite.create(location);
+  // With the gateway's start options (its buffer pool), so the floor is the one the gateway stands on.
+  const db = await PGlite.create({ dataDir: location, startParams: [...PGLITE_START_PARAMS] });
   const opened = readProcessMemory(process.pid);
   await db.exec("create table if not exists bench_floor (id bigserial primary key, note text not null, n integer not null)");
   const started = performance.now();

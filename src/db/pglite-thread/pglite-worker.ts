@@ -5,6 +5,7 @@
 import { PGlite, type ParserOptions, type Results, type Transaction } from "@electric-sql/pglite";
 import type { PgliteReply, PgliteRequest, SentError } from "./messages.ts";
 import { MEMORY_DATA_DIR } from "./memory-data-dir.ts";
+import { PGLITE_START_PARAMS } from "./pglite-start-params.ts";
 
 declare const self: Worker;
 
@@ -13,9 +14,10 @@ declare const self: Worker;
  * new data directory, instead of running initdb.
  */
 function openClient(location: string, initialData: ArrayBuffer | undefined): Promise<PGlite> {
-  if (!initialData) return PGlite.create(location);
+  const startParams = [...PGLITE_START_PARAMS];
+  if (!initialData) return PGlite.create({ dataDir: location, startParams });
   const loadDataDir = new Blob([initialData]);
-  return PGlite.create(location === MEMORY_DATA_DIR ? { loadDataDir } : { dataDir: location, loadDataDir });
+  return PGlite.create(location === MEMORY_DATA_DIR ? { loadDataDir, startParams } : { dataDir: location, loadDataDir, startParams });
 }
 
 let client: PGlite | undefined;
