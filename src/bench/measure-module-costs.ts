@@ -178,7 +178,7 @@ function perEvent(chunks: readonly Uint8Array[]): Uint8Array[] {
 function sameFormatStream(format: BenchFormat, chunks: readonly Uint8Array[]): () => number {
   return () => {
     const framer = createEventFramer(1 << 20);
-    const inspector = createEventInspector(format, false);
+    const inspector = createEventInspector(wireApi(format), false);
     const rewriter = createModelRewriter(BENCH_MODELS.all, SAME_FORMAT_TIER);
     let events = 0;
     for (const chunk of chunks) {

@@ -6,6 +6,7 @@ import type { WireFormat } from "../canonical/wire-format.ts";
 import type { ModelConfig } from "../config/schema.ts";
 import type { ClientFormat } from "./client-format.ts";
 import type { EffortResult } from "./effort-result.ts";
+import type { InspectContext, StreamInspector } from "./stream-inspector.ts";
 import type { UpstreamAdapter } from "./upstream-adapter.ts";
 
 /** A raw request body with some of its history taken out, and whether thinking must be off for it. */
@@ -73,4 +74,13 @@ export interface WireApi {
   askStreamUsage(body: JsonObject): boolean;
   /** An answer's usage from the last `usage` object in its tail, and from its first event where the API reports input there. */
   readUsage(lastUsage: unknown, firstEvent?: string): Usage | undefined;
+  /** A reading of one stream's events as they pass (its end, a filter's ending, an error, usage, text). */
+  inspectStream(ctx: InspectContext): StreamInspector;
+  /** The API names the model in every event (Messages names it once, in `message_start`): each one's `model` is rewritten. */
+  readonly modelInEveryEvent: boolean;
+  /**
+   * After a content filter stopped the stream, the upstream still reports what it spent in later
+   * events (a Chat usage chunk, up to `[DONE]`): they are read, never sent.
+   */
+  readonly usageAfterFilter: boolean;
 }

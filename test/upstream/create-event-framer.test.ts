@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { createEventFramer } from "../../src/upstream/passthrough/create-event-framer.ts";
-import { createEventInspector, type Verdict } from "../../src/upstream/passthrough/create-event-inspector.ts";
+import { createEventInspector } from "../../src/upstream/passthrough/create-event-inspector.ts";
 import { forEachEvent, type EventView } from "../../src/upstream/passthrough/for-each-event.ts";
+import type { Verdict } from "../../src/wire/stream-inspector.ts";
+import { wireApi } from "../../src/wire/wire-apis.ts";
 
 const push = (chunks: string[], max = 1024): { out: string[]; rest: string; overflowed: boolean } => {
   const framer = createEventFramer(max);
@@ -51,7 +53,7 @@ describe("forEachEvent", () => {
 
 describe("createEventInspector", () => {
   const steps = (format: "messages" | "chat" | "responses", events: Array<[string | undefined, string]>, hide = false): Verdict[] => {
-    const inspector = createEventInspector(format, hide);
+    const inspector = createEventInspector(wireApi(format), hide);
     return events.map(([name, data]) => inspector.step(name, data));
   };
 
@@ -75,7 +77,7 @@ describe("createEventInspector", () => {
   });
 
   test("usage and counted text: Messages start and delta, Chat chunk, Responses completed", () => {
-    const messages = createEventInspector("messages", false);
+    const messages = createEventInspector(wireApi("messages"), false);
     messages.step("message_start", '{"type":"message_start","message":{"usage":{"input_tokens":5,"cache_read_input_tokens":7,"output_tokens":1}}}');
     messages.step("content_block_delta", '{"type":"content_block_delta","delta":{"type":"text_delta","text":"alpha alpha "}}');
     expect(messages.startUsage).toMatchObject({ inputTokens: 12, cacheReadTokens: 7, outputTokens: 1 });
@@ -96,13 +98,13 @@ describe("createEventInspector", () => {
     expect(messages.usage).toMatchObject({ inputTokens: 32, outputTokens: 13 });
     expect(messages.startUsage).toMatchObject({ inputTokens: 12 });
 
-    const chat = createEventInspector("chat", false);
+    const chat = createEventInspector(wireApi("chat"), false);
     chat.step(undefined, '{"choices":[{"delta":{"tool_calls":[{"function":{"name":"get_weather","arguments":"{\\"city\\""}}]}}]}');
     chat.step(undefined, '{"choices":[],"usage":{"prompt_tokens":4,"completion_tokens":6}}');
     expect(chat.usage).toMatchObject({ inputTokens: 4, outputTokens: 6 });
     expect(chat.text.tokens()).toBeGreaterThan(0);
 
-    const responses = createEventInspector("responses", false);
+    const responses = createEventInspector(wireApi("responses"), false);
     responses.step(undefined, '{"type":"response.function_call_arguments.delta","delta":"{\\"a\\":1}"}');
     responses.step(undefined, '{"type":"response.completed","response":{"usage":{"input_tokens":3,"output_tokens":4}}}');
     expect(responses.usage).toMatchObject({ inputTokens: 3, outputTokens: 4 });
@@ -112,16 +114,16 @@ describe("createEventInspector", () => {
   test("text outside ASCII is counted as the UTF-8 it is, and an upstream's error message keeps it", () => {
     // Events reach the inspector read as Latin-1, one character per byte, as forEachEvent reads them.
     const latin1 = (json: string): string => Buffer.from(json, "utf8").toString("latin1");
-    const chat = createEventInspector("chat", false);
+    const chat = createEventInspector(wireApi("chat"), false);
     chat.step(undefined, latin1('{"choices":[{"delta":{"content":"我们的网关把请求路由到合适的模型"}}]}'));
     expect(chat.text.tokens()).toBeGreaterThanOrEqual(10);
     expect(chat.text.tokens()).toBeLessThanOrEqual(14);
-    const messages = createEventInspector("messages", false);
+    const messages = createEventInspector(wireApi("messages"), false);
     expect(messages.step("error", latin1('{"type":"error","error":{"type":"overloaded_error","message":"surchargé — réessayez"}}'))).toBe("failed");
     expect(messages.failure).toBe("surchargé — réessayez");
   });
   test("Messages: a repeated start of the open message is hidden, its larger usage billed; a start after a stop or of another message passes", () => {
-    const messages = createEventInspector("messages", false);
+    const messages = createEventInspector(wireApi("messages"), false);
     const start = (id: string, input: number) => `{"type":"message_start","message":{"id":"${id}","usage":{"input_tokens":${input},"output_tokens":1}}}`;
     expect(messages.step("message_start", start("msg_a", 17))).toBe("pass");
     expect(messages.step("message_start", start("msg_a", 20))).toBe("hide");
@@ -135,7 +137,7 @@ describe("createEventInspector", () => {
   });
 
   test("Responses: ids rotated from event to event are set back to the response's and the item's first; a new response keeps its own", () => {
-    const responses = createEventInspector("responses", false);
+    const responses = createEventInspector(wireApi("responses"), false);
     const latin1 = (json: string): string => Buffer.from(json, "utf8").toString("latin1");
     const sent = (data: string): string | undefined => {
       responses.step(undefined, latin1(data));

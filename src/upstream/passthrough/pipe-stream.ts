@@ -117,12 +117,11 @@ const framed = (name: string | undefined, data: string): Buffer => Buffer.from(`
  */
 export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptions): ReadableStream<Uint8Array> {
   const { api, limits } = request;
-  const format = api.name;
   const framer = createEventFramer(limits.maxEventBytes);
-  const inspector = createEventInspector(format, request.hideUsageChunk === true);
+  const inspector = createEventInspector(api, request.hideUsageChunk === true);
   const rewriter = createModelRewriter(request.upstreamModelId, request.tier);
-  // Messages streams name the model once (message_start); after it, bytes pass through untouched.
-  const rewriteEveryChunk = format !== "messages" && request.upstreamModelId !== request.tier;
+  // Where the API names the model once (Messages' message_start), bytes pass through untouched after it.
+  const rewriteEveryChunk = api.modelInEveryEvent && request.upstreamModelId !== request.tier;
   let raw = request.upstreamModelId === request.tier;
   // The last two chunks sent: where the failure path finds the sequence number.
   let latest: Uint8Array | undefined;
@@ -288,7 +287,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     await beforeLastBytes();
     const sent = await send(controller, errorEvent(CONTENT_FILTERED_ERROR));
     const withheld = framer.rest();
-    void readFilteredRest(reader, format, withheld.length > 0 ? Buffer.concat([blocked, withheld]) : blocked).then((rest) =>
+    void readFilteredRest(reader, api, withheld.length > 0 ? Buffer.concat([blocked, withheld]) : blocked).then((rest) =>
       report(!sent, CONTENT_FILTERED_ERROR.message, sniffUsage(api, [rest]) ?? inspector.usage),
     );
   };

@@ -1,4 +1,4 @@
-import type { WireFormat } from "../../canonical/wire-format.ts";
+import type { WireApi } from "../../wire/wire-api.ts";
 import { readNext, type ByteReader } from "../sse/read-first-event.ts";
 
 const DONE = Buffer.from("data: [DONE]");
@@ -9,13 +9,13 @@ const DEADLINE_MS = 5_000;
 
 /**
  * The withheld end of a stream a content filter blocked, with whatever the upstream still sends,
- * read but never sent: the tokens were spent, and a Chat upstream reports them in a usage chunk
- * after the filtered one. A Responses upstream's blocked event carries its usage itself, so nothing
- * more is read. Bounded in bytes and time; the upstream is let go at the end.
+ * read but never sent: the tokens were spent, and an upstream that reports them after the filtered
+ * event (a Chat usage chunk) is read up to its end; where the blocked event carries its usage
+ * itself (Responses), nothing more is read. Bounded in bytes and time; the upstream is let go at the end.
  */
-export async function readFilteredRest(reader: ByteReader, format: WireFormat, blocked: Buffer): Promise<Buffer> {
+export async function readFilteredRest(reader: ByteReader, api: WireApi, blocked: Buffer): Promise<Buffer> {
   let rest = blocked;
-  if (format === "chat" && rest.indexOf(DONE) < 0) {
+  if (api.usageAfterFilter && rest.indexOf(DONE) < 0) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<null>((resolve) => {
       timer = setTimeout(() => resolve(null), DEADLINE_MS);

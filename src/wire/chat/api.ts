@@ -8,6 +8,7 @@ import { askChatStreamUsage } from "./ask-stream-usage.ts";
 import { checkChatRequest } from "./check-request.ts";
 import { chatFormat } from "./client-side.ts";
 import { encodeChatStreamError } from "./encode-stream-error.ts";
+import { inspectChatStream } from "./inspect-stream.ts";
 import { decodeChatUsage } from "./map-usage.ts";
 import { setChatEffort } from "./set-effort.ts";
 import { chatAdapter } from "./upstream-side.ts";
@@ -41,4 +42,7 @@ export const chatApi: WireApi = {
   stripThinking: (body) => ({ value: body, thinkingMustBeOff: false }),
   askStreamUsage: askChatStreamUsage,
   readUsage: (lastUsage) => (lastUsage === undefined ? undefined : decodeChatUsage(lastUsage)),
+  inspectStream: inspectChatStream,
+  modelInEveryEvent: true,
+  usageAfterFilter: true,
 };

@@ -6,6 +6,7 @@ import { messagesFormat } from "./client-side.ts";
 import { encodeMessagesError } from "./encode-error.ts";
 import { encodeMessagesStreamError } from "./encode-stream-error.ts";
 import { fitThinkingConstraints } from "./fit-thinking-constraints.ts";
+import { inspectMessagesStream } from "./inspect-stream.ts";
 import { readMessagesUsage } from "./map-usage.ts";
 import { setMessagesEffort } from "./set-effort.ts";
 import { stripMessagesThinking } from "./strip-thinking.ts";
@@ -43,4 +44,7 @@ export const messagesApi: WireApi = {
   stripThinking: (body, turns) => stripMessagesThinking(body, turns),
   askStreamUsage: () => false,
   readUsage: readMessagesUsage,
+  inspectStream: inspectMessagesStream,
+  modelInEveryEvent: false,
+  usageAfterFilter: false,
 };

@@ -7,6 +7,7 @@ import type { WireApi } from "../wire-api.ts";
 import { checkResponsesRequest } from "./check-request.ts";
 import { responsesFormat } from "./client-side.ts";
 import { encodeResponsesStreamError } from "./encode-stream-error.ts";
+import { inspectResponsesStream } from "./inspect-stream.ts";
 import { decodeResponsesUsage } from "./map-usage.ts";
 import { setResponsesEffort } from "./set-effort.ts";
 import { stripResponsesReasoning } from "./strip-thinking.ts";
@@ -39,4 +40,8 @@ export const responsesApi: WireApi = {
   stripThinking: (body) => ({ value: stripResponsesReasoning(body).value, thinkingMustBeOff: false }),
   askStreamUsage: () => false,
   readUsage: (lastUsage) => (lastUsage === undefined ? undefined : decodeResponsesUsage(lastUsage)),
+  inspectStream: inspectResponsesStream,
+  modelInEveryEvent: true,
+  // A blocked response's own event carries its usage.
+  usageAfterFilter: false,
 };
