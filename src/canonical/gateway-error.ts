@@ -159,11 +159,12 @@ const GATEWAY_ERROR_TYPES: ReadonlySet<string> = new Set<GatewayErrorType>([
 ]);
 
 /**
- * A failure reported inside a stream (its type a plain string, as decoders read it off the wire)
- * as the gateway's error; a type the gateway does not know is `api_error`.
+ * A failure reported inside a stream or an answer (its type a plain string, as decoders read it
+ * off the wire) as the gateway's error; a type the gateway does not know is `api_error`.
+ * `retryable` where another model may do better (a failure before anything was sent).
  */
-export function gatewayErrorOf(status: number, type: string, message: string): GatewayError {
-  return new GatewayError(status, GATEWAY_ERROR_TYPES.has(type) ? (type as GatewayErrorType) : "api_error", message);
+export function gatewayErrorOf(status: number, type: string, message: string, options: { readonly retryable?: boolean } = {}): GatewayError {
+  return new GatewayError(status, GATEWAY_ERROR_TYPES.has(type) ? (type as GatewayErrorType) : "api_error", message, options);
 }
 
 export const invalidRequest = (message: string, param: string | null = null): GatewayError => fail("InvalidRequest", message, { param });

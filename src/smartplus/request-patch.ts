@@ -1,6 +1,6 @@
 import type { Usage } from "../canonical/usage.ts";
 import type { Effort } from "../canonical/effort.ts";
-import { GatewayError } from "../canonical/gateway-error.ts";
+import { fail } from "../canonical/gateway-error.ts";
 import type { ModelConfig } from "../config/schema.ts";
 import { clampEffort } from "../canonical/clamp-effort.ts";
 import { messagesApi } from "../wire/messages/api.ts";
@@ -46,12 +46,12 @@ export async function requestPatch(target: PatchModel, prompt: string, signal: A
     signal: AbortSignal.any([signal, AbortSignal.timeout(PATCH_TIMEOUT_MS)]),
   });
   const text = await response.text();
-  if (!response.ok) throw new GatewayError(502, "upstream_error", `the model answered ${response.status}`);
+  if (!response.ok) throw fail("UpstreamFailed", `the model answered ${response.status}`);
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    throw new GatewayError(502, "upstream_error", "the model's answer was not JSON");
+    throw fail("UpstreamMalformed", "the model's answer was not JSON");
   }
   const decoded = api.upstream.decodeResponse(json).value;
   return { text: decoded.content.map((part) => (part.type === "text" ? part.text : "")).join(""), usage: decoded.usage };

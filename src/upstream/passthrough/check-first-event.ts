@@ -1,4 +1,4 @@
-import { GatewayError } from "../../canonical/gateway-error.ts";
+import { fail } from "../../canonical/gateway-error.ts";
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 import { classifyErrorEvent } from "../sse/classify-error-event.ts";
 import type { SseEvent } from "../sse/read-first-event.ts";
@@ -31,12 +31,12 @@ function opens(parsed: JsonObject): boolean {
  * an error right after them is still a failed call, as on the translated path.
  */
 export function checkFirstEvent(event: SseEvent): boolean {
-  if (event.data === "[DONE]") throw new GatewayError(502, "api_error", "upstream stream ended before any content", { retryable: true });
+  if (event.data === "[DONE]") throw fail("UpstreamCut", "upstream stream ended before any content");
   let parsed: unknown;
   try {
     parsed = JSON.parse(event.data);
   } catch {
-    throw new GatewayError(502, "api_error", "upstream sent a malformed first event", { retryable: true });
+    throw fail("UpstreamMalformed", "upstream sent a malformed first event");
   }
   const failure = classifyErrorEvent(event, parsed);
   if (failure) throw failure;

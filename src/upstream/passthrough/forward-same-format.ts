@@ -1,4 +1,4 @@
-import { GatewayError } from "../../canonical/gateway-error.ts";
+import { fail } from "../../canonical/gateway-error.ts";
 import { classifyUpstreamError } from "../classify-upstream-error.ts";
 import { callFailure } from "../call-failure.ts";
 import { createCallGuard, type AbortCause } from "../create-call-guard.ts";
@@ -92,7 +92,7 @@ function looksComplete(bytes: Uint8Array): boolean {
 async function readBody(response: Response, request: ForwardRequest): Promise<Forwarded> {
   const bytes = await readCappedBody(response, request.limits.maxBodyBytes);
   if (!looksComplete(bytes)) {
-    throw new GatewayError(502, "api_error", "upstream sent a malformed response body", { retryable: true });
+    throw fail("UpstreamMalformed", "upstream sent a malformed response body");
   }
   const contentType = response.headers.get("content-type") ?? "application/json";
   const body = request.upstreamModelId === request.tier ? bytes : rewriteModel(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), request.upstreamModelId, request.tier)[0];
@@ -103,13 +103,13 @@ async function startStream(response: Response, request: ForwardRequest): Promise
   const contentType = response.headers.get("content-type") ?? "";
   if (!contentType.includes("text/event-stream") || !response.body) {
     await response.body?.cancel().catch(() => {});
-    throw new GatewayError(502, "api_error", "upstream did not answer with an event stream", { retryable: true });
+    throw fail("UpstreamMalformed", "upstream did not answer with an event stream");
   }
   const reader: ByteReader = response.body.getReader();
   try {
     // Nothing is committed before the first content: an error right after the opening events is still a failed call.
     const first = await readFirstEvent(reader, request.limits.maxEventBytes, checkFirstEvent);
-    if (!first) throw new GatewayError(502, "api_error", "upstream closed the stream before the first event", { retryable: true });
+    if (!first) throw fail("UpstreamCut", "upstream closed the stream before the first event");
     const { api, upstreamModelId, tier, client, onEnd, hideUsageChunk, keepChunks, limits, beforeLastBytes } = request;
     const options: PipeOptions = {
       api,

@@ -1,5 +1,5 @@
 import { CONTENT_FILTERED } from "../../canonical/content-filtered.ts";
-import { GatewayError, type GatewayErrorType } from "../../canonical/gateway-error.ts";
+import { fail, type GatewayError, gatewayErrorOf } from "../../canonical/gateway-error.ts";
 import type { CanonicalResponse } from "../../canonical/response.ts";
 import type { StreamEvent } from "../../canonical/stream-event.ts";
 import { collectStreamResponse, newStreamCollector, type StreamCollector } from "../../cache/collect-stream-response.ts";
@@ -88,7 +88,7 @@ async function readAnswer(response: Response, request: TranslatedRequest): Promi
   try {
     parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
   } catch {
-    throw new GatewayError(502, "api_error", "upstream sent a malformed response body", { retryable: true });
+    throw fail("UpstreamMalformed", "upstream sent a malformed response body");
   }
   const decoded = request.adapter.decodeResponse(parsed);
   const body = JSON.stringify(request.clientApi.client.encodeResponse(decoded.value, request.encode));
@@ -97,7 +97,7 @@ async function readAnswer(response: Response, request: TranslatedRequest): Promi
 
 /** A failure the decoder found before anything was sent (a malformed or cut stream): another candidate may do better. */
 const failoverError = (event: Extract<StreamEvent, { type: "error" }>): GatewayError =>
-  new GatewayError(event.error.status, event.error.type as GatewayErrorType, event.error.message, { retryable: true });
+  gatewayErrorOf(event.error.status, event.error.type, event.error.message, { retryable: true });
 
 interface Translation {
   readonly reader: ByteReader;
@@ -201,7 +201,7 @@ async function startStream(response: Response, request: TranslatedRequest): Prom
   const contentType = response.headers.get("content-type") ?? "";
   if (!contentType.includes("text/event-stream") || !response.body) {
     await response.body?.cancel().catch(() => {});
-    throw new GatewayError(502, "api_error", "upstream did not answer with an event stream", { retryable: true });
+    throw fail("UpstreamMalformed", "upstream did not answer with an event stream");
   }
   const { adapter } = request;
   const format = request.clientApi.client;
@@ -222,7 +222,7 @@ async function startStream(response: Response, request: TranslatedRequest): Prom
       const bytes = await readNext(t.reader);
       first.push(...decodeBytes(t, bytes, adapter, request.limits.maxEventBytes, refuseErrorEvent));
       if (bytes === null && onlyStart(first)) {
-        throw new GatewayError(502, "api_error", "upstream closed the stream before the first event", { retryable: true });
+        throw fail("UpstreamCut", "upstream closed the stream before the first event");
       }
     }
     const failed = first.find((event) => event.type !== "start");

@@ -1,13 +1,13 @@
 import type { OutputPart } from "../../canonical/content-part.ts";
 import type { Converted } from "../../canonical/converted.ts";
 import { droppedWarning } from "../../canonical/dropped-content.ts";
-import { GatewayError } from "../../canonical/gateway-error.ts";
+import { fail, type GatewayError } from "../../canonical/gateway-error.ts";
 import type { CanonicalResponse } from "../../canonical/response.ts";
 import { decodeMessagesStopReason } from "./map-stop-reason.ts";
 import { decodeMessagesUsage } from "./map-usage.ts";
 import { isJsonObject } from "../../canonical/json-object.ts";
 
-const malformed = (what: string): GatewayError => new GatewayError(502, "upstream_error", `upstream sent an invalid Messages answer: ${what}`);
+const malformed = (what: string): GatewayError => fail("UpstreamMalformed", `upstream sent an invalid Messages answer: ${what}`);
 
 function str(value: unknown, what: string): string {
   if (typeof value !== "string") throw malformed(what);

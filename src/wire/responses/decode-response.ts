@@ -1,6 +1,6 @@
 import type { OutputPart } from "../../canonical/content-part.ts";
 import type { Converted } from "../../canonical/converted.ts";
-import { GatewayError } from "../../canonical/gateway-error.ts";
+import { fail, type GatewayError, gatewayErrorOf } from "../../canonical/gateway-error.ts";
 import type { CanonicalResponse } from "../../canonical/response.ts";
 import { decodeResponsesStopReason } from "./map-stop-reason.ts";
 import { decodeResponsesUsage } from "./map-usage.ts";
@@ -8,7 +8,7 @@ import { classifyResponsesFailure } from "./classify-responses-failure.ts";
 import { readOutputItem } from "./read-output-item.ts";
 import { isJsonObject } from "../../canonical/json-object.ts";
 
-const invalidAnswer = (why: string): GatewayError => new GatewayError(502, "upstream_error", `invalid Responses answer from upstream: ${why}`);
+const invalidAnswer = (why: string): GatewayError => fail("UpstreamMalformed", `invalid Responses answer from upstream: ${why}`);
 
 /** A Responses non-stream answer as a canonical response; a failed or cancelled one is an error. */
 export function decodeResponsesResponse(body: unknown): Converted<CanonicalResponse> {
@@ -18,7 +18,7 @@ export function decodeResponsesResponse(body: unknown): Converted<CanonicalRespo
   const status = typeof body.status === "string" ? body.status : "completed";
   if (status === "failed" || status === "cancelled") {
     const failure = classifyResponsesFailure(body.error, `upstream response ${status}`);
-    throw new GatewayError(failure.status, failure.type, failure.message, { retryable: failure.status !== 502 });
+    throw gatewayErrorOf(failure.status, failure.type, failure.message, { retryable: failure.status !== 502 });
   }
   if (status !== "completed" && status !== "incomplete") throw invalidAnswer(`status ${status}`);
   const warnings: string[] = [];
