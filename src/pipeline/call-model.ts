@@ -9,11 +9,9 @@ import type { WireFormat } from "../canonical/wire-format.ts";
 import type { ModelConfig } from "../config/schema.ts";
 import type { EncodeContext } from "../wire/client-format.ts";
 import type { StrippedBody, WireApi } from "../wire/wire-api.ts";
-import { responseIdFor } from "../wire/responses/build-output-items.ts";
 import { wireApi } from "../wire/wire-apis.ts";
 import { buildForwardHeaders } from "../upstream/passthrough/build-forward-headers.ts";
 import { forwardSameFormat } from "../upstream/passthrough/forward-same-format.ts";
-import { readResponseId } from "./read-response-id.ts";
 import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
 import { normalizeToolIds } from "../routing/normalize-tool-ids.ts";
 import { stripForeignThinking } from "../routing/strip-foreign-thinking.ts";
@@ -134,7 +132,7 @@ async function passThrough(call: ModelCall, name: string, model: ModelConfig, wa
     limits: call.limits,
     ...(call.beforeLastBytes ? { beforeLastBytes: call.beforeLastBytes } : {}),
     onEnd: (end) => {
-      const responseId = call.onResponseId ? readResponseId(end.firstEvent) : undefined;
+      const responseId = call.onResponseId ? api.conversationIds?.readFrom(end.firstEvent) : undefined;
       if (responseId) call.onResponseId!(name, responseId);
       const { usage, startUsage } = end;
       // Kept as sent, decoded only if the cache is ever asked for it. A hidden usage chunk is
@@ -229,7 +227,8 @@ async function withHistory(
   switching: boolean,
 ): Promise<{ value: CanonicalRequest; remember?: (response: CanonicalResponse) => string }> {
   const history = call.history;
-  if (!wireApi(call.format).continuesById || !history) return { value: request };
+  const ids = wireApi(call.format).conversationIds;
+  if (!ids || !history) return { value: request };
   const previous = request.previousResponseId;
   // A client that sends its whole history every turn (answers included) never needs it kept, and
   // keeping it would store the conversation again at every turn: only chains are kept, from a first
@@ -252,7 +251,7 @@ async function withHistory(
   return {
     value,
     remember: (response) => {
-      const responseId = responseIdFor(response.id);
+      const responseId = ids.shownId(response.id);
       const turn = [...request.messages, { role: "assistant" as const, content: response.content }];
       save(responseId, { ...(earlier && previous !== undefined ? { previous } : {}), messages: turn });
       return responseId;

@@ -24,7 +24,6 @@ import { callWithFailover } from "./call-with-failover.ts";
 import type { GatewayDeps } from "./gateway-deps.ts";
 import { newRequestId } from "./new-request-id.ts";
 import { readJsonBodyWithText } from "./read-json-body.ts";
-import { readResponseId } from "./read-response-id.ts";
 import { renderError, toGatewayError } from "./render-error.ts";
 import { routeRequest } from "./route-request.ts";
 import { routerHeaders } from "./router-headers.ts";
@@ -214,7 +213,7 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
     collect: store !== undefined,
     pinnedModel: route.pinnedModel,
     foreignTurns: route.foreignTurns,
-    ...(api.continuesById ? { onResponseId: (name: string, id: string) => route.pin(name, id), ...historyAccess(s) } : {}),
+    ...(api.conversationIds ? { onResponseId: (name: string, id: string) => route.pin(name, id), ...historyAccess(s) } : {}),
     onStreamEnd: (outcome) => {
       void lease.release();
       const whole = outcome.response ?? outcome.raw;
@@ -249,7 +248,7 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
   answeredHeaders = routerHeaders(format, requestId, tier, candidate.name, answer.effort, route.source);
   // A later `previous_response_id` names this answer: pin under its id too (a stream's is pinned
   // at its end, by `onResponseId`).
-  const responseId = api.continuesById && !(answer.body instanceof ReadableStream) ? readResponseId(answer.body) : undefined;
+  const responseId = answer.body instanceof ReadableStream ? undefined : api.conversationIds?.readFrom(answer.body);
   route.pin(candidate.name, responseId);
   const headers: Record<string, string> = { ...lease.headers, ...answeredHeaders, "content-type": answer.contentType };
   if (s.stream) headers["cache-control"] = "no-cache";

@@ -155,7 +155,7 @@ export async function handleTurn(deps: TurnDeps, input: TurnInput): Promise<Resp
 
   const id = `${api.answerIdPrefix}sp${input.requestId}`;
   // A later Responses turn may carry only `previous_response_id`: that id must lead to the job too.
-  if (api.continuesById && job) await deps.store.link(responseConversationKey(principal.accountId, "smart-plus", id), job.id);
+  if (api.conversationIds && job) await deps.store.link(responseConversationKey(principal.accountId, "smart-plus", id), job.id);
   const headers: Record<string, string> = {
     ...input.headers,
     "x-router-tier": "smart-plus",

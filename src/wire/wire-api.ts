@@ -15,6 +15,14 @@ export interface StrippedBody {
   readonly thinkingMustBeOff: boolean;
 }
 
+/** The ids under which an API's clients continue a conversation. */
+export interface ConversationIds {
+  /** The id the client is shown for an answer with this upstream id. */
+  shownId(upstreamId: string): string;
+  /** The id of an answer as it was sent (a JSON body, or a stream's first event). */
+  readFrom(answer: string | Uint8Array): string | undefined;
+}
+
 /**
  * Everything the gateway knows of one wire API, as clients call it and as upstreams answer it.
  * Each folder under `src/wire/` exports one; the rest of the gateway holds an API's name and asks
@@ -31,10 +39,11 @@ export interface WireApi {
   /** The longest tool-call id the API takes. */
   readonly maxToolIdLength: number;
   /**
-   * Its clients continue a conversation by naming an earlier answer's id (`previous_response_id`):
-   * the gateway keeps the turns it answers from elsewhere and pins the conversation under that id.
+   * Where its clients continue a conversation by naming an earlier answer's id
+   * (`previous_response_id`): the gateway keeps the turns it answers from elsewhere and pins the
+   * conversation under that id. Absent where clients send the whole history each turn.
    */
-  readonly continuesById: boolean;
+  readonly conversationIds?: ConversationIds;
   /**
    * With thinking on, the API refuses a history whose last assistant turn called tools without
    * the thinking block that came with the calls: thinking is turned off for such a request.
@@ -74,6 +83,8 @@ export interface WireApi {
   askStreamUsage(body: JsonObject): boolean;
   /** An answer's usage from the last `usage` object in its tail, and from its first event where the API reports input there. */
   readUsage(lastUsage: unknown, firstEvent?: string): Usage | undefined;
+  /** An event that opens a stream without content yet: an error right after it is still a failed call, which may be retried. */
+  opensStream(event: JsonObject): boolean;
   /** A reading of one stream's events as they pass (its end, a filter's ending, an error, usage, text). */
   inspectStream(ctx: InspectContext): StreamInspector;
   /** The API names the model in every event (Messages names it once, in `message_start`): each one's `model` is rewritten. */

@@ -1,10 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { GatewayError } from "../../src/canonical/gateway-error.ts";
+import type { WireFormat } from "../../src/canonical/wire-format.ts";
 import { checkFirstEvent } from "../../src/upstream/passthrough/check-first-event.ts";
+import { wireApi } from "../../src/wire/wire-apis.ts";
 
-function outcome(event: string | undefined, data: string): string {
+function outcome(format: WireFormat, event: string | undefined, data: string): string {
   try {
-    return checkFirstEvent({ event, data }) ? "opens" : "content";
+    return checkFirstEvent(wireApi(format), { event, data }) ? "opens" : "content";
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
     return `${error.status} ${error.type}${error.retryable ? " retryable" : ""}${error.transient ? " transient" : ""}: ${error.message}`;
@@ -29,7 +31,7 @@ describe("checkFirstEvent: what may still be retried or fail over before the fir
     ["chat", undefined, '{"error":{"message":"slow down","type":"rate_limit_error"}}', "429 rate_limit_error retryable transient: upstream rate limit: slow down"],
     ["responses", "error", '{"type":"error","error":{"type":"insufficient_quota","code":"insufficient_quota","message":"quota"}}', "429 rate_limit_error retryable transient: upstream rate limit: quota"],
     ["responses", "response.failed", '{"type":"response.failed","response":{"error":{"code":"server_error","message":"boom"}}}', "502 api_error retryable transient: upstream error 500: boom"],
-  ] as const)("%s %p %s → %s", (_format, event, data, expected) => {
-    expect(outcome(event, data)).toBe(expected);
+  ] as const)("%s %p %s → %s", (format, event, data, expected) => {
+    expect(outcome(format, event, data)).toBe(expected);
   });
 });

@@ -108,7 +108,7 @@ async function startStream(response: Response, request: ForwardRequest): Promise
   const reader: ByteReader = response.body.getReader();
   try {
     // Nothing is committed before the first content: an error right after the opening events is still a failed call.
-    const first = await readFirstEvent(reader, request.limits.maxEventBytes, checkFirstEvent);
+    const first = await readFirstEvent(reader, request.limits.maxEventBytes, (event) => checkFirstEvent(request.api, event));
     if (!first) throw fail("UpstreamCut", "upstream closed the stream before the first event");
     const { api, upstreamModelId, tier, client, onEnd, hideUsageChunk, keepChunks, limits, beforeLastBytes } = request;
     const options: PipeOptions = {

@@ -10,6 +10,7 @@ import { chatFormat } from "./client-side.ts";
 import { encodeChatStreamError } from "./encode-stream-error.ts";
 import { inspectChatStream } from "./inspect-stream.ts";
 import { decodeChatUsage } from "./map-usage.ts";
+import { chatOpensStream } from "./opens-stream.ts";
 import { setChatEffort } from "./set-effort.ts";
 import { chatAdapter } from "./upstream-side.ts";
 import { wantsSeveralChoices } from "./wants-several-choices.ts";
@@ -22,7 +23,6 @@ export const chatApi: WireApi = {
   answerIdPrefix: "chatcmpl-",
   // The tightest of the three.
   maxToolIdLength: 40,
-  continuesById: false,
   needsThinkingWithToolCalls: false,
 
   checkRequest: checkChatRequest,
@@ -42,6 +42,7 @@ export const chatApi: WireApi = {
   stripThinking: (body) => ({ value: body, thinkingMustBeOff: false }),
   askStreamUsage: askChatStreamUsage,
   readUsage: (lastUsage) => (lastUsage === undefined ? undefined : decodeChatUsage(lastUsage)),
+  opensStream: chatOpensStream,
   inspectStream: inspectChatStream,
   modelInEveryEvent: true,
   usageAfterFilter: true,

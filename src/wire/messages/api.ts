@@ -8,6 +8,7 @@ import { encodeMessagesStreamError } from "./encode-stream-error.ts";
 import { fitThinkingConstraints } from "./fit-thinking-constraints.ts";
 import { inspectMessagesStream } from "./inspect-stream.ts";
 import { readMessagesUsage } from "./map-usage.ts";
+import { messagesOpensStream } from "./opens-stream.ts";
 import { setMessagesEffort } from "./set-effort.ts";
 import { stripMessagesThinking } from "./strip-thinking.ts";
 import { messagesAdapter } from "./upstream-side.ts";
@@ -20,7 +21,6 @@ export const messagesApi: WireApi = {
   requestIdHeader: "request-id",
   answerIdPrefix: "msg_",
   maxToolIdLength: 64,
-  continuesById: false,
   needsThinkingWithToolCalls: true,
 
   checkRequest: checkMessagesRequest,
@@ -44,6 +44,7 @@ export const messagesApi: WireApi = {
   stripThinking: (body, turns) => stripMessagesThinking(body, turns),
   askStreamUsage: () => false,
   readUsage: readMessagesUsage,
+  opensStream: messagesOpensStream,
   inspectStream: inspectMessagesStream,
   modelInEveryEvent: false,
   usageAfterFilter: false,

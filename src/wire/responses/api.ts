@@ -4,11 +4,14 @@ import { openAIErrorStatus } from "../openai-error-status.ts";
 import { openAIVersionHeaders } from "../openai-version-headers.ts";
 import type { UpstreamAdapter } from "../upstream-adapter.ts";
 import type { WireApi } from "../wire-api.ts";
+import { responseIdFor } from "./build-output-items.ts";
 import { checkResponsesRequest } from "./check-request.ts";
 import { responsesFormat } from "./client-side.ts";
 import { encodeResponsesStreamError } from "./encode-stream-error.ts";
 import { inspectResponsesStream } from "./inspect-stream.ts";
 import { decodeResponsesUsage } from "./map-usage.ts";
+import { readResponseId } from "./read-response-id.ts";
+import { responsesOpensStream } from "./opens-stream.ts";
 import { setResponsesEffort } from "./set-effort.ts";
 import { stripResponsesReasoning } from "./strip-thinking.ts";
 import { responsesAdapter } from "./upstream-side.ts";
@@ -20,7 +23,7 @@ export const responsesApi: WireApi = {
   requestIdHeader: "x-request-id",
   answerIdPrefix: "resp_",
   maxToolIdLength: 64,
-  continuesById: true,
+  conversationIds: { shownId: responseIdFor, readFrom: readResponseId },
   needsThinkingWithToolCalls: false,
 
   checkRequest: checkResponsesRequest,
@@ -40,6 +43,7 @@ export const responsesApi: WireApi = {
   stripThinking: (body) => ({ value: stripResponsesReasoning(body).value, thinkingMustBeOff: false }),
   askStreamUsage: () => false,
   readUsage: (lastUsage) => (lastUsage === undefined ? undefined : decodeResponsesUsage(lastUsage)),
+  opensStream: responsesOpensStream,
   inspectStream: inspectResponsesStream,
   modelInEveryEvent: true,
   // A blocked response's own event carries its usage.

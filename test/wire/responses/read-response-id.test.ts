@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { readResponseId } from "../../src/pipeline/read-response-id.ts";
+import { readResponseId } from "../../../src/wire/responses/read-response-id.ts";
 
 test.each([
   ["a JSON answer", '{"id":"resp_abc123","object":"response","output":[{"id":"msg_1"}]}', "resp_abc123"],
