@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type ArchitectureFindings, scanArchitecture } from "./helpers/scan-architecture.ts";
@@ -34,6 +34,29 @@ const ALLOWED: { readonly [K in keyof ArchitectureFindings]: readonly string[] }
 
 const sorted = (list: readonly string[]): string[] => [...list].sort();
 
+/** The roles every wire folder fills, each in a file of the same name (src/wire/wire-api.ts says what each is for). */
+const WIRE_ROLES = [
+  "api.ts",
+  "schema.ts",
+  "check-request.ts",
+  "client-side.ts",
+  "decode-request.ts",
+  "decode-tools.ts",
+  "encode-response.ts",
+  "encode-stream.ts",
+  "encode-error.ts",
+  "encode-stream-error.ts",
+  "upstream-side.ts",
+  "encode-request.ts",
+  "decode-response.ts",
+  "decode-stream.ts",
+  "set-effort.ts",
+  "opens-stream.ts",
+  "inspect-stream.ts",
+  "map-stop-reason.ts",
+  "map-usage.ts",
+];
+
 describe("architecture", () => {
   test("no branch on a format name outside the wire folders (the simulator and the bench speak the APIs themselves)", () => {
     expect(sorted(found.branches)).toEqual(sorted(ALLOWED.branches));
@@ -61,6 +84,13 @@ describe("architecture", () => {
 
   test("stateful services are built only by the composition root", () => {
     expect(sorted(found.wiring)).toEqual(sorted(ALLOWED.wiring));
+  });
+
+  test("each wire folder fills the same roles under the same file names", () => {
+    const root = join(import.meta.dir, "..", "src", "wire");
+    for (const api of ["messages", "chat", "responses"]) {
+      expect({ api, missing: WIRE_ROLES.filter((role) => !existsSync(join(root, api, role))) }).toEqual({ api, missing: [] });
+    }
   });
 });
 
