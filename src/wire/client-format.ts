@@ -25,11 +25,11 @@ export interface StreamEncoder<S> {
   step(state: S, event: StreamEvent): readonly [S, string];
 }
 
-/** One client wire format: how its requests are read and its answers written. */
-export interface ClientFormat<S = unknown> {
+/** One client wire format: how its requests are read and its answers written (`A`: the shape of a whole answer). */
+export interface ClientFormat<S = unknown, A extends object = object> {
   readonly format: WireFormat;
   /** Throws a GatewayError (400 invalid_request_error naming the field) for a body it cannot read. */
   decodeRequest(body: JsonObject): Converted<CanonicalRequest>;
-  encodeResponse(response: CanonicalResponse, ctx: EncodeContext): JsonObject;
+  encodeResponse(response: CanonicalResponse, ctx: EncodeContext): A;
   readonly stream: StreamEncoder<S>;
 }

@@ -1,16 +1,17 @@
 import { makeId } from "../make-id.ts";
 import type { SimAnswer, SimStop } from "../types.ts";
+import type { ChatAnswerMessage, ChatCompletion, ChatFinishReason, ChatToolCall, ChatUsage } from "../../wire/chat/shapes.ts";
 import type { ChatInput } from "./read-chat-request.ts";
 
-const FINISH_REASONS: Record<SimStop, string> = { end: "stop", length: "length", stop_sequence: "stop", tool: "tool_calls" };
+const FINISH_REASONS: Record<SimStop, ChatFinishReason> = { end: "stop", length: "length", stop_sequence: "stop", tool: "tool_calls" };
 
-export const chatFinishReason = (stop: SimStop): string => FINISH_REASONS[stop];
+export const chatFinishReason = (stop: SimStop): ChatFinishReason => FINISH_REASONS[stop];
 
 /**
  * Chat usage: `prompt_tokens` includes the cached tokens; completion includes reasoning and counts
  * every choice (the simulator's choices are the same answer `n` times).
  */
-export function chatUsage(input: ChatInput, answer: SimAnswer): Record<string, unknown> {
+export function chatUsage(input: ChatInput, answer: SimAnswer): ChatUsage {
   const { total, cacheRead } = input.usage;
   const completion = answer.outputTokens * input.choices;
   return {
@@ -27,7 +28,7 @@ export function chatUsage(input: ChatInput, answer: SimAnswer): Record<string, u
   };
 }
 
-export function chatToolCalls(input: ChatInput, answer: SimAnswer): { id: string; type: "function"; function: { name: string; arguments: string } }[] {
+export function chatToolCalls(input: ChatInput, answer: SimAnswer): ChatToolCall[] {
   return answer.toolCalls.map((call, i) => ({
     id: makeId("call_", input.seed, i),
     type: "function",
@@ -36,15 +37,15 @@ export function chatToolCalls(input: ChatInput, answer: SimAnswer): { id: string
 }
 
 /** A complete non-stream `chat.completion`. */
-export function buildChatBody(input: ChatInput, answer: SimAnswer, created: number): Record<string, unknown> {
+export function buildChatBody(input: ChatInput, answer: SimAnswer, created: number): ChatCompletion {
   const toolCalls = chatToolCalls(input, answer);
-  const message: Record<string, unknown> = {
+  const message: ChatAnswerMessage = {
     role: "assistant",
     content: answer.text === "" && toolCalls.length > 0 ? null : answer.text,
     refusal: null,
     annotations: [],
+    ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
   };
-  if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return {
     id: makeId("chatcmpl-", input.seed),
     object: "chat.completion",

@@ -3,6 +3,7 @@ import { splitJson, splitText } from "../split-text.ts";
 import { sseData } from "../sse-frame.ts";
 import type { SimAnswer } from "../types.ts";
 import { chatFinishReason, chatToolCalls, chatUsage } from "./build-chat-body.ts";
+import type { ChatChunk, ChatDelta, ChatFinishReason } from "../../wire/chat/shapes.ts";
 import type { ChatInput } from "./read-chat-request.ts";
 
 const DONE = "data: [DONE]\n\n";
@@ -15,18 +16,18 @@ const DONE = "data: [DONE]\n\n";
 export function buildChatStream(input: ChatInput, answer: SimAnswer, created: number): string[] {
   const header = {
     id: makeId("chatcmpl-", input.seed),
-    object: "chat.completion.chunk",
+    object: "chat.completion.chunk" as const,
     created,
     model: input.model,
     service_tier: "default",
     system_fingerprint: null,
   };
-  const chunk = (index: number, delta: Record<string, unknown>, finishReason: string | null): string =>
+  const chunk = (index: number, delta: ChatDelta, finishReason: ChatFinishReason | null): string =>
     sseData({
       ...header,
       choices: [{ index, delta, logprobs: null, finish_reason: finishReason }],
       ...(input.includeUsage ? { usage: null } : {}),
-    });
+    } satisfies ChatChunk);
   const frames: string[] = [];
   // With `n` > 1, each choice's chunks in turn, told apart by their `index`.
   for (let choice = 0; choice < input.choices; choice++) {
@@ -41,7 +42,7 @@ export function buildChatStream(input: ChatInput, answer: SimAnswer, created: nu
     frames.push(chunk(choice, {}, chatFinishReason(answer.stop)));
   }
   if (input.includeUsage) {
-    frames.push(sseData({ ...header, choices: [], usage: chatUsage(input, answer) }));
+    frames.push(sseData({ ...header, choices: [], usage: chatUsage(input, answer) } satisfies ChatChunk));
   }
   frames.push(DONE);
   return frames;

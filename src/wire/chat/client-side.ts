@@ -1,6 +1,7 @@
 import type { ClientFormat } from "../client-format.ts";
 import { decodeChatRequest } from "./decode-request.ts";
 import { encodeChatResponse } from "./encode-response.ts";
+import type { ChatCompletion } from "./shapes.ts";
 import { chatStreamEncoder, type ChatStreamState } from "./encode-stream.ts";
 
 /** The Chat Completions client format (`POST /v1/chat/completions`). */
@@ -9,4 +10,4 @@ export const chatFormat = {
   decodeRequest: decodeChatRequest,
   encodeResponse: encodeChatResponse,
   stream: chatStreamEncoder,
-} satisfies ClientFormat<ChatStreamState>;
+} satisfies ClientFormat<ChatStreamState, ChatCompletion>;

@@ -2,16 +2,17 @@ import type { CanonicalResponse } from "../../canonical/response.ts";
 import type { EncodeContext } from "../client-format.ts";
 import { encodeChatStopReason } from "./map-stop-reason.ts";
 import { encodeChatUsage } from "./map-usage.ts";
+import type { ChatAnswerMessage, ChatCompletion, ChatToolCall } from "./shapes.ts";
 
 /**
  * A canonical answer → the Chat Completions non-stream body. Thinking is shown as the
  * `reasoning_content` extension (SDKs ignore it); redacted thinking and signatures have no place.
  * The `model` shown is the tier the client called.
  */
-export function encodeChatResponse(response: CanonicalResponse, ctx: EncodeContext): Record<string, unknown> {
+export function encodeChatResponse(response: CanonicalResponse, ctx: EncodeContext): ChatCompletion {
   let text = "";
   let reasoning = "";
-  const toolCalls: Record<string, unknown>[] = [];
+  const toolCalls: ChatToolCall[] = [];
   for (const part of response.content) {
     if (part.type === "text") text += part.text;
     else if (part.type === "thinking") reasoning += reasoning === "" || part.text === "" ? part.text : `\n\n${part.text}`;
@@ -19,14 +20,14 @@ export function encodeChatResponse(response: CanonicalResponse, ctx: EncodeConte
       toolCalls.push({ id: part.id, type: "function", function: { name: part.name, arguments: part.arguments === "" ? "{}" : part.arguments } });
     }
   }
-  const message: Record<string, unknown> = {
+  const message: ChatAnswerMessage = {
     role: "assistant",
     content: text === "" && toolCalls.length > 0 ? null : text,
     refusal: null,
     annotations: [],
+    ...(reasoning !== "" ? { reasoning_content: reasoning } : {}),
+    ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
   };
-  if (reasoning !== "") message.reasoning_content = reasoning;
-  if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return {
     id: response.id,
     object: "chat.completion",

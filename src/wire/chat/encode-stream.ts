@@ -4,6 +4,7 @@ import type { EncodeContext, StreamEncoder } from "../client-format.ts";
 import { encodeChatStreamError } from "./encode-stream-error.ts";
 import { encodeChatStopReason } from "./map-stop-reason.ts";
 import { encodeChatUsage } from "./map-usage.ts";
+import type { ChatDelta, ChatFinishReason } from "./shapes.ts";
 
 export interface ChatStreamState {
   readonly ctx: EncodeContext;
@@ -31,13 +32,13 @@ const chunkHead = (ctx: EncodeContext, id: string): string =>
  * for, as the API does. Streams are mostly small deltas, so only the delta is serialised per chunk:
  * the rest is the same text every time.
  */
-function chunk(state: ChatStreamState, delta: Record<string, unknown>, finishReason: string | null = null): string {
+function chunk(state: ChatStreamState, delta: ChatDelta, finishReason: ChatFinishReason | null = null): string {
   const finish = finishReason === null ? "null" : JSON.stringify(finishReason);
   return `data: ${state.head}${JSON.stringify(delta)},"logprobs":null,"finish_reason":${finish}}]${state.ctx.includeUsage ? ',"usage":null' : ""}}\n\n`;
 }
 
 const PLACEHOLDER_ID = "chatcmpl-routelane";
-const ROLE_DELTA = { role: "assistant", content: "", refusal: null };
+const ROLE_DELTA: ChatDelta = { role: "assistant", content: "", refusal: null };
 
 /** The role chunk, written first; events that arrive before `start` still get it (with a placeholder id). */
 function ensureStarted(state: ChatStreamState): readonly [ChatStreamState, string] {
@@ -68,7 +69,7 @@ function stepContent(state: ChatStreamState, event: StreamEvent): readonly [Chat
       if (event.block.type !== "tool_call") return [state, ""];
       const index = state.toolIndexes.size;
       const toolIndexes = new Map(state.toolIndexes).set(event.index, index);
-      const call = { index, id: event.block.id, type: "function", function: { name: event.block.name, arguments: "" } };
+      const call = { index, id: event.block.id, type: "function" as const, function: { name: event.block.name, arguments: "" } };
       return [{ ...state, toolIndexes }, chunk(state, { tool_calls: [call] })];
     }
     case "text_delta":

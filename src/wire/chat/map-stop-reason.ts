@@ -1,7 +1,5 @@
 import type { StopReason, UnifiedStopReason } from "../../canonical/stop-reason.ts";
-
-/** Chat `finish_reason` values the API defines; `function_call` is the deprecated form of `tool_calls`. */
-export type ChatFinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "function_call";
+import type { ChatFinishReason } from "./shapes.ts";
 
 /**
  * Canonical stop reason → Chat `finish_reason`. Chat cannot say which stop sequence matched, nor

@@ -1,14 +1,6 @@
 import { ZERO_USAGE, type Usage } from "../../canonical/usage.ts";
 import { isJsonObject } from "../../canonical/json-object.ts";
-
-/** The Chat `usage` object as the API sends it. */
-export interface ChatUsage {
-  readonly prompt_tokens: number;
-  readonly completion_tokens: number;
-  readonly total_tokens: number;
-  readonly prompt_tokens_details: { readonly cached_tokens: number; readonly cache_write_tokens: number };
-  readonly completion_tokens_details: { readonly reasoning_tokens: number };
-}
+import type { ChatUsage } from "./shapes.ts";
 
 /**
  * Canonical usage → Chat usage. Both count cached input inside the prompt total and reasoning

@@ -3,6 +3,7 @@ import type { CanonicalResponse } from "../../../src/canonical/response.ts";
 import type { UnifiedStopReason } from "../../../src/canonical/stop-reason.ts";
 import type { EncodeContext } from "../../../src/wire/client-format.ts";
 import { encodeChatResponse } from "../../../src/wire/chat/encode-response.ts";
+import type { ChatFinishReason } from "../../../src/wire/chat/shapes.ts";
 
 const ctx: EncodeContext = { model: "normal", created: 1_700_000_000, includeUsage: false };
 const usage = { inputTokens: 100, outputTokens: 40, cacheReadTokens: 60, cacheWriteTokens: 0, reasoningTokens: 10 };
@@ -41,7 +42,7 @@ describe("encodeChatResponse", () => {
       },
       ctx,
     );
-    const choice = (body.choices as Record<string, unknown>[])[0]!;
+    const choice = body.choices[0]!;
     expect(choice.finish_reason).toBe("tool_calls");
     expect(choice.message).toEqual({
       role: "assistant",
@@ -56,7 +57,7 @@ describe("encodeChatResponse", () => {
     });
   });
 
-  const stops: [UnifiedStopReason, string][] = [
+  const stops: [UnifiedStopReason, ChatFinishReason][] = [
     ["max_tokens", "length"],
     ["stop_sequence", "stop"],
     ["refusal", "content_filter"],
@@ -66,7 +67,7 @@ describe("encodeChatResponse", () => {
   for (const [unified, finish] of stops) {
     test(`stop ${unified} → finish_reason ${finish}`, () => {
       const body = encodeChatResponse({ ...base, content: [{ type: "text", text: "x" }], stopReason: { unified, raw: null } }, ctx);
-      expect((body.choices as Record<string, unknown>[])[0]!.finish_reason).toBe(finish);
+      expect(body.choices[0]!.finish_reason).toBe(finish);
     });
   }
 });

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { UnifiedStopReason } from "../../../src/canonical/stop-reason.ts";
 import { UNIFIED_STOP_REASONS } from "../../../src/canonical/stop-reason.ts";
-import { type ChatFinishReason, decodeChatStopReason, encodeChatStopReason } from "../../../src/wire/chat/map-stop-reason.ts";
+import { decodeChatStopReason, encodeChatStopReason } from "../../../src/wire/chat/map-stop-reason.ts";
+import type { ChatFinishReason } from "../../../src/wire/chat/shapes.ts";
 
 describe("canonical stop reason → Chat finish_reason", () => {
   const table: [UnifiedStopReason, ChatFinishReason][] = [
