@@ -1,16 +1,17 @@
 import { makeId } from "../make-id.ts";
 import { signThinking } from "../sign-thinking.ts";
 import type { SimAnswer, SimStop } from "../types.ts";
+import type { MessagesContentBlock, MessagesMessage, MessagesStopReason, MessagesUsage } from "../../wire/messages/shapes.ts";
 import type { MessagesInput } from "./read-messages-request.ts";
 
-const STOP_REASONS: Record<SimStop, string> = {
+const STOP_REASONS: Record<SimStop, MessagesStopReason> = {
   end: "end_turn",
   length: "max_tokens",
   stop_sequence: "stop_sequence",
   tool: "tool_use",
 };
 
-export const messagesStopReason = (stop: SimStop): string => STOP_REASONS[stop];
+export const messagesStopReason = (stop: SimStop): MessagesStopReason => STOP_REASONS[stop];
 
 export interface MessagesBlocks {
   thinking: { text: string; signature: string } | null;
@@ -34,7 +35,7 @@ export function messagesBlocks(input: MessagesInput, answer: SimAnswer): Message
 }
 
 /** Anthropic usage: `input_tokens` excludes both cache counts; output includes thinking. */
-export function messagesUsage(input: MessagesInput, outputTokens: number, thinkingTokens: number): Record<string, unknown> {
+export function messagesUsage(input: MessagesInput, outputTokens: number, thinkingTokens: number): MessagesUsage {
   const { total, cacheRead, cacheWrite } = input.usage;
   return {
     input_tokens: total - cacheRead - cacheWrite,
@@ -48,9 +49,9 @@ export function messagesUsage(input: MessagesInput, outputTokens: number, thinki
 }
 
 /** A complete non-stream `Message`. */
-export function buildMessagesBody(input: MessagesInput, answer: SimAnswer): Record<string, unknown> {
+export function buildMessagesBody(input: MessagesInput, answer: SimAnswer): MessagesMessage {
   const blocks = messagesBlocks(input, answer);
-  const content: Record<string, unknown>[] = [];
+  const content: MessagesContentBlock[] = [];
   if (blocks.thinking) content.push({ type: "thinking", thinking: blocks.thinking.text, signature: blocks.thinking.signature });
   // No `citations` key when there are none, as the API sends it.
   if (blocks.text !== "") content.push({ type: "text", text: blocks.text });

@@ -1,6 +1,7 @@
 import type { ClientFormat } from "../client-format.ts";
 import { decodeMessagesRequest } from "./decode-request.ts";
 import { encodeMessagesResponse } from "./encode-response.ts";
+import type { MessagesMessage } from "./shapes.ts";
 import { messagesStreamEncoder, type MessagesStreamState } from "./encode-stream.ts";
 
 /** The Messages client format: `/v1/messages` requests in, Messages bodies and streams out. */
@@ -9,4 +10,4 @@ export const messagesFormat = {
   decodeRequest: decodeMessagesRequest,
   encodeResponse: encodeMessagesResponse,
   stream: messagesStreamEncoder,
-} satisfies ClientFormat<MessagesStreamState>;
+} satisfies ClientFormat<MessagesStreamState, MessagesMessage>;

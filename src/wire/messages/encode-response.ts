@@ -5,9 +5,9 @@ import { encodeMessagesStopReason } from "./map-stop-reason.ts";
 import { encodeMessagesUsage } from "./map-usage.ts";
 import { toMessagesToolId } from "./map-tool-id.ts";
 import { parseToolInput } from "./parse-tool-input.ts";
-import type { JsonObject } from "../../canonical/json-object.ts";
+import type { MessagesContentBlock, MessagesMessage } from "./shapes.ts";
 
-function encodeOutputBlock(part: OutputPart): JsonObject {
+function encodeOutputBlock(part: OutputPart): MessagesContentBlock {
   switch (part.type) {
     case "text":
       // No `citations` key: the API leaves it out when there are none, and strict clients reject null.
@@ -26,7 +26,7 @@ function encodeOutputBlock(part: OutputPart): JsonObject {
 }
 
 /** The canonical answer → a Messages `Message` body, showing the tier as `model`. */
-export function encodeMessagesResponse(response: CanonicalResponse, ctx: EncodeContext): JsonObject {
+export function encodeMessagesResponse(response: CanonicalResponse, ctx: EncodeContext): MessagesMessage {
   const stop = encodeMessagesStopReason(response.stopReason);
   return {
     id: response.id,

@@ -1,7 +1,8 @@
 import type { StopReason, UnifiedStopReason } from "../../canonical/stop-reason.ts";
+import type { MessagesStopReason } from "./shapes.ts";
 
 /** Every `stop_reason` the Messages API sends, with its unified meaning. */
-const FROM_MESSAGES: Readonly<Record<string, UnifiedStopReason>> = {
+const FROM_MESSAGES: Readonly<Record<MessagesStopReason, UnifiedStopReason>> = {
   end_turn: "end_turn",
   max_tokens: "max_tokens",
   stop_sequence: "stop_sequence",
@@ -12,7 +13,7 @@ const FROM_MESSAGES: Readonly<Record<string, UnifiedStopReason>> = {
   model_context_window_exceeded: "max_tokens",
 };
 
-const TO_MESSAGES: Readonly<Record<UnifiedStopReason, string>> = {
+const TO_MESSAGES: Readonly<Record<UnifiedStopReason, MessagesStopReason>> = {
   end_turn: "end_turn",
   max_tokens: "max_tokens",
   stop_sequence: "stop_sequence",
@@ -23,10 +24,12 @@ const TO_MESSAGES: Readonly<Record<UnifiedStopReason, string>> = {
   content_filter: "refusal",
 };
 
+const isMessagesStopReason = (value: string): value is MessagesStopReason => Object.hasOwn(FROM_MESSAGES, value);
+
 /** A Messages `stop_reason` (and `stop_sequence`) → the canonical stop reason. Unknown values read as `end_turn`. */
 export function decodeMessagesStopReason(raw: unknown, stopSequence?: unknown): StopReason {
   const value = typeof raw === "string" ? raw : null;
-  const unified = (value !== null ? FROM_MESSAGES[value] : undefined) ?? "end_turn";
+  const unified = (value !== null && isMessagesStopReason(value) ? FROM_MESSAGES[value] : undefined) ?? "end_turn";
   if (unified === "stop_sequence" && typeof stopSequence === "string") return { unified, raw: value, stopSequence };
   return { unified, raw: value };
 }
@@ -36,8 +39,8 @@ export function decodeMessagesStopReason(raw: unknown, stopSequence?: unknown): 
  * itself a Messages reason with the same meaning is kept (so `model_context_window_exceeded`
  * survives a Messages upstream).
  */
-export function encodeMessagesStopReason(stop: StopReason): { stop_reason: string; stop_sequence: string | null } {
-  const keepRaw = stop.raw !== null && FROM_MESSAGES[stop.raw] === stop.unified;
-  const reason = keepRaw && stop.raw !== null ? stop.raw : TO_MESSAGES[stop.unified];
+export function encodeMessagesStopReason(stop: StopReason): { stop_reason: MessagesStopReason; stop_sequence: string | null } {
+  const raw = stop.raw !== null && isMessagesStopReason(stop.raw) ? stop.raw : null;
+  const reason = raw !== null && FROM_MESSAGES[raw] === stop.unified ? raw : TO_MESSAGES[stop.unified];
   return { stop_reason: reason, stop_sequence: reason === "stop_sequence" ? (stop.stopSequence ?? null) : null };
 }

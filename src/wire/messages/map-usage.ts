@@ -1,5 +1,6 @@
 import { ZERO_USAGE, type Usage } from "../../canonical/usage.ts";
-import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
+import { isJsonObject } from "../../canonical/json-object.ts";
+import type { MessagesUsage } from "./shapes.ts";
 
 const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0);
 
@@ -29,7 +30,7 @@ export function decodeMessagesUsage(raw: unknown, base: Usage = ZERO_USAGE): Usa
  * writes), with the keys the API sends; `server_tool_use` and `inference_geo` are left out, as
  * the API does when they do not apply (never null).
  */
-export function encodeMessagesUsage(usage: Usage): JsonObject {
+export function encodeMessagesUsage(usage: Usage): MessagesUsage {
   return {
     input_tokens: Math.max(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens),
     cache_creation_input_tokens: usage.cacheWriteTokens,

@@ -3,6 +3,7 @@ import type { CanonicalResponse } from "../../../src/canonical/response.ts";
 import type { StopReason } from "../../../src/canonical/stop-reason.ts";
 import { encodeMessagesResponse } from "../../../src/wire/messages/encode-response.ts";
 import { decodeMessagesResponse } from "../../../src/wire/messages/decode-response.ts";
+import type { MessagesStopReason } from "../../../src/wire/messages/shapes.ts";
 
 const CTX = { model: "smart", created: 1_700_000_000, includeUsage: false };
 const USAGE = { inputTokens: 1200, outputTokens: 95, cacheReadTokens: 1000, cacheWriteTokens: 150, reasoningTokens: 30 };
@@ -50,7 +51,7 @@ describe("encodeMessagesResponse", () => {
     });
   });
 
-  const stops: [StopReason, string, string | null, unknown][] = [
+  const stops: [StopReason, MessagesStopReason, string | null, null][] = [
     [{ unified: "end_turn", raw: "stop" }, "end_turn", null, null],
     [{ unified: "max_tokens", raw: "length" }, "max_tokens", null, null],
     [{ unified: "stop_sequence", raw: "stop_sequence", stopSequence: "END" }, "stop_sequence", "END", null],

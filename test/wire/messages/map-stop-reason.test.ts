@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { StopReason } from "../../../src/canonical/stop-reason.ts";
 import { decodeMessagesStopReason, encodeMessagesStopReason } from "../../../src/wire/messages/map-stop-reason.ts";
+import type { MessagesStopReason } from "../../../src/wire/messages/shapes.ts";
 
 describe("decodeMessagesStopReason", () => {
   const cases: [unknown, unknown, StopReason][] = [
@@ -13,6 +14,8 @@ describe("decodeMessagesStopReason", () => {
     ["pause_turn", null, { unified: "pause_turn", raw: "pause_turn" }],
     ["model_context_window_exceeded", null, { unified: "max_tokens", raw: "model_context_window_exceeded" }],
     ["something_new", null, { unified: "end_turn", raw: "something_new" }],
+    // A name every object inherits is not a stop reason either.
+    ["constructor", null, { unified: "end_turn", raw: "constructor" }],
     [null, null, { unified: "end_turn", raw: null }],
   ];
   test.each(cases)("%p → unified", (raw, sequence, expected) => {
@@ -21,7 +24,7 @@ describe("decodeMessagesStopReason", () => {
 });
 
 describe("encodeMessagesStopReason", () => {
-  const cases: [StopReason, string, string | null][] = [
+  const cases: [StopReason, MessagesStopReason, string | null][] = [
     [{ unified: "end_turn", raw: "stop" }, "end_turn", null],
     [{ unified: "max_tokens", raw: "length" }, "max_tokens", null],
     [{ unified: "max_tokens", raw: "incomplete:max_output_tokens" }, "max_tokens", null],
@@ -41,7 +44,7 @@ describe("encodeMessagesStopReason", () => {
   });
 
   test("every Messages value survives a round trip", () => {
-    for (const raw of ["end_turn", "max_tokens", "stop_sequence", "tool_use", "refusal", "pause_turn", "model_context_window_exceeded"]) {
+    for (const raw of ["end_turn", "max_tokens", "stop_sequence", "tool_use", "refusal", "pause_turn", "model_context_window_exceeded"] as const) {
       expect(encodeMessagesStopReason(decodeMessagesStopReason(raw, "x")).stop_reason).toBe(raw);
     }
   });
