@@ -37,6 +37,7 @@ const sorted = (list: readonly string[]): string[] => [...list].sort();
 /** The roles every wire folder fills, each in a file of the same name (src/wire/wire-api.ts says what each is for). */
 const WIRE_ROLES = [
   "api.ts",
+  "shapes.ts",
   "schema.ts",
   "check-request.ts",
   "client-side.ts",

@@ -2,19 +2,18 @@ import { makeId } from "../make-id.ts";
 import { signThinking } from "../sign-thinking.ts";
 import type { SimAnswer } from "../types.ts";
 import type { ResponsesInput } from "./read-responses-request.ts";
-import type { JsonObject } from "../../canonical/json-object.ts";
+import type { ResponsesOutputItem, ResponsesResponse, ResponsesUsage } from "../../wire/responses/shapes.ts";
 
 /** The output items in their final form, in output order: reasoning, message, function calls. */
-export function responseItems(input: ResponsesInput, answer: SimAnswer): JsonObject[] {
-  const items: JsonObject[] = [];
+export function responseItems(input: ResponsesInput, answer: SimAnswer): ResponsesOutputItem[] {
+  const items: ResponsesOutputItem[] = [];
   if (input.effort !== null) {
-    const item: JsonObject = {
+    items.push({
       id: makeId("rs_", input.seed),
       type: "reasoning",
       summary: input.summary ? [{ type: "summary_text", text: answer.reasoningText }] : [],
-    };
-    if (input.encrypted) item.encrypted_content = btoa(`${input.model}:${signThinking(input.model, answer.reasoningText)}`);
-    items.push(item);
+      ...(input.encrypted ? { encrypted_content: btoa(`${input.model}:${signThinking(input.model, answer.reasoningText)}`) } : {}),
+    });
   }
   if (answer.text !== "") {
     items.push({
@@ -39,7 +38,7 @@ export function responseItems(input: ResponsesInput, answer: SimAnswer): JsonObj
 }
 
 /** Responses usage: `input_tokens` includes the cached tokens; output includes reasoning. */
-export function responsesUsage(input: ResponsesInput, answer: SimAnswer): Record<string, unknown> {
+export function responsesUsage(input: ResponsesInput, answer: SimAnswer): ResponsesUsage {
   const { total, cacheRead } = input.usage;
   return {
     input_tokens: total,
@@ -52,8 +51,8 @@ export function responsesUsage(input: ResponsesInput, answer: SimAnswer): Record
 
 export interface ResponseState {
   status: "in_progress" | "completed" | "incomplete";
-  output: JsonObject[];
-  usage: Record<string, unknown> | null;
+  output: ResponsesOutputItem[];
+  usage: ResponsesUsage | null;
   createdAt: number;
 }
 
@@ -61,7 +60,7 @@ export interface ResponseState {
  * A `Response` object with every field the spec marks required, echoing the request's settings.
  * No `output_text`: it is an SDK convenience, and the SDK derives it itself.
  */
-export function buildResponseObject(input: ResponsesInput, state: ResponseState): Record<string, unknown> {
+export function buildResponseObject(input: ResponsesInput, state: ResponseState): ResponsesResponse {
   const body = input.body;
   const reasoning = body.reasoning !== null && typeof body.reasoning === "object" ? (body.reasoning as Record<string, unknown>) : {};
   return {

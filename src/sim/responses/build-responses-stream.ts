@@ -3,10 +3,10 @@ import { sseFrame } from "../sse-frame.ts";
 import type { SimAnswer } from "../types.ts";
 import { buildResponseObject, responseItems, responsesUsage } from "./build-response-object.ts";
 import type { ResponsesInput } from "./read-responses-request.ts";
-import type { JsonObject } from "../../canonical/json-object.ts";
+import type { ResponsesOutputItem } from "../../wire/responses/shapes.ts";
 
 /** The item as `output_item.added` shows it: nothing generated yet. */
-function openedItem(item: JsonObject): JsonObject {
+function openedItem(item: ResponsesOutputItem): ResponsesOutputItem {
   if (item.type === "message") return { ...item, status: "in_progress", content: [] };
   if (item.type === "function_call") return { ...item, arguments: "", status: "in_progress" };
   return { ...item, summary: [] };
@@ -44,7 +44,7 @@ export function buildResponsesStream(input: ResponsesInput, answer: SimAnswer, c
       emit("response.output_text.done", { ...at, text: answer.text, logprobs: [] });
       emit("response.content_part.done", { ...at, part: { type: "output_text", text: answer.text, annotations: [], logprobs: [] } });
     } else if (item.type === "function_call") {
-      const args = typeof item.arguments === "string" ? item.arguments : "{}";
+      const args = item.arguments;
       const at = { item_id: itemId, output_index: outputIndex };
       for (const delta of splitJson(args)) emit("response.function_call_arguments.delta", { ...at, delta });
       emit("response.function_call_arguments.done", { ...at, arguments: args });

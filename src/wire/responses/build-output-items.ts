@@ -4,7 +4,15 @@ import type { EncodeContext } from "../client-format.ts";
 import type { ResponsesOutcome } from "./map-stop-reason.ts";
 import { encodeResponsesUsage } from "./map-usage.ts";
 import { packForeignThinking, unpackResponsesReasoning } from "../pack-reasoning.ts";
-import type { JsonObject } from "../../canonical/json-object.ts";
+import type {
+  ResponsesFunctionCallItem,
+  ResponsesItemStatus,
+  ResponsesMessageItem,
+  ResponsesOutputItem,
+  ResponsesOutputText,
+  ResponsesReasoningItem,
+  ResponsesResponse,
+} from "./shapes.ts";
 
 /** The `resp_` id shown to the client; answers of other APIs keep their id after the prefix. */
 export function responseIdFor(upstreamId: string): string {
@@ -18,15 +26,15 @@ export function itemIdFor(prefix: "msg" | "rs" | "fc", responseId: string, posit
   return `${prefix}_${responseId.slice("resp_".length)}_${position}`;
 }
 
-export function outputTextPart(text: string): JsonObject {
+export function outputTextPart(text: string): ResponsesOutputText {
   return { type: "output_text", text, annotations: [], logprobs: [] };
 }
 
-export function messageItem(id: string, texts: readonly string[], status: "in_progress" | "completed"): JsonObject {
+export function messageItem(id: string, texts: readonly string[], status: ResponsesItemStatus): ResponsesMessageItem {
   return { type: "message", id, status, role: "assistant", content: texts.map(outputTextPart) };
 }
 
-export function functionCallItem(id: string, callId: string, name: string, args: string, status: "in_progress" | "completed"): JsonObject {
+export function functionCallItem(id: string, callId: string, name: string, args: string, status: ResponsesItemStatus): ResponsesFunctionCallItem {
   return { type: "function_call", id, call_id: callId, name, arguments: args, status };
 }
 
@@ -35,8 +43,8 @@ export function functionCallItem(id: string, callId: string, name: string, args:
  * encrypted content); thinking of another API travels packed in `encrypted_content` so the next
  * request can restore it exactly.
  */
-export function reasoningItem(fallbackId: string, part: ThinkingPart): JsonObject {
-  const summary = part.text === "" ? [] : [{ type: "summary_text", text: part.text }];
+export function reasoningItem(fallbackId: string, part: ThinkingPart): ResponsesReasoningItem {
+  const summary = part.text === "" ? [] : [{ type: "summary_text" as const, text: part.text }];
   const own = unpackResponsesReasoning(part.signature);
   if (own !== null) {
     return { type: "reasoning", id: own.id, summary, ...(own.encryptedContent !== undefined ? { encrypted_content: own.encryptedContent } : {}) };
@@ -46,7 +54,7 @@ export function reasoningItem(fallbackId: string, part: ThinkingPart): JsonObjec
 }
 
 /** Redacted thinking as a reasoning item with no summary, its data packed in `encrypted_content`. */
-export function redactedReasoningItem(id: string, data: string): JsonObject {
+export function redactedReasoningItem(id: string, data: string): ResponsesReasoningItem {
   return { type: "reasoning", id, summary: [], encrypted_content: packForeignThinking({ redacted: data }) };
 }
 
@@ -54,12 +62,12 @@ export interface ResponseEnvelope {
   readonly id: string;
   readonly status: "in_progress" | ResponsesOutcome["status"];
   readonly incompleteDetails: ResponsesOutcome["incompleteDetails"];
-  readonly output: readonly JsonObject[];
+  readonly output: readonly ResponsesOutputItem[];
   readonly usage: Usage | null;
 }
 
 /** A `Response` object with every field the API marks required; request settings it cannot know are defaults. */
-export function buildResponseObject(envelope: ResponseEnvelope, ctx: EncodeContext): JsonObject {
+export function buildResponseObject(envelope: ResponseEnvelope, ctx: EncodeContext): ResponsesResponse {
   return {
     id: envelope.id,
     object: "response",

@@ -2,15 +2,15 @@ import type { CanonicalResponse } from "../../canonical/response.ts";
 import type { EncodeContext } from "../client-format.ts";
 import { buildResponseObject, functionCallItem, itemIdFor, messageItem, reasoningItem, redactedReasoningItem, responseIdFor } from "./build-output-items.ts";
 import { encodeResponsesStopReason } from "./map-stop-reason.ts";
-import type { JsonObject } from "../../canonical/json-object.ts";
+import type { ResponsesOutputItem, ResponsesResponse } from "./shapes.ts";
 
 /**
  * A canonical answer as a Responses body: one output item per part, in order (reasoning, message,
  * function_call). Redacted thinking is a reasoning item whose `encrypted_content` carries it back.
  */
-export function encodeResponsesResponse(response: CanonicalResponse, ctx: EncodeContext): JsonObject {
+export function encodeResponsesResponse(response: CanonicalResponse, ctx: EncodeContext): ResponsesResponse {
   const id = responseIdFor(response.id);
-  const output: JsonObject[] = [];
+  const output: ResponsesOutputItem[] = [];
   for (const part of response.content) {
     const position = output.length;
     switch (part.type) {

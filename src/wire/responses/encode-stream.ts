@@ -15,6 +15,7 @@ import {
 import { encodeResponsesStreamError } from "./encode-stream-error.ts";
 import { encodeResponsesStopReason } from "./map-stop-reason.ts";
 import type { JsonObject } from "../../canonical/json-object.ts";
+import type { ResponsesOutputItem } from "./shapes.ts";
 
 interface OpenItem {
   readonly kind: BlockStart["type"];
@@ -40,7 +41,7 @@ export interface ResponsesEncodeState {
   /** Open output items by canonical block index. */
   readonly open: Map<number, OpenItem>;
   /** Finished items by output index, for `response.completed`. */
-  readonly done: JsonObject[];
+  readonly done: ResponsesOutputItem[];
   nextOutput: number;
 }
 
@@ -136,7 +137,7 @@ function stopItem(state: ResponsesEncodeState, index: number): string {
   state.open.delete(index);
   const at = { item_id: item.itemId, output_index: item.outputIndex };
   let out = "";
-  let finished: JsonObject;
+  let finished: ResponsesOutputItem;
   if (item.kind === "text") {
     out += frame(state, "response.output_text.done", { ...at, content_index: 0, text: item.body, logprobs: [] });
     out += frame(state, "response.content_part.done", { ...at, content_index: 0, part: outputTextPart(item.body) });
@@ -163,7 +164,7 @@ function finish(state: ResponsesEncodeState, event: Extract<StreamEvent, { type:
   let out = "";
   for (const index of [...state.open.keys()].sort((a, b) => a - b)) out += stopItem(state, index);
   const outcome = encodeResponsesStopReason(event.stopReason);
-  const output = state.done.filter((item): item is JsonObject => item !== undefined);
+  const output = state.done.filter((item): item is ResponsesOutputItem => item !== undefined);
   const response = buildResponseObject(
     { id: state.id, status: outcome.status, incompleteDetails: outcome.incompleteDetails, output, usage: event.usage },
     state.ctx,

@@ -1,12 +1,13 @@
 import { isJsonObject } from "../../canonical/json-object.ts";
 import type { Usage } from "../../canonical/usage.ts";
+import type { ResponsesUsage } from "./shapes.ts";
 
 const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0);
 
 const field = (value: unknown, key: string): unknown => (isJsonObject(value) ? value[key] : undefined);
 
 /** Responses usage from canonical usage; both count cached input inside `input_tokens` (the OpenAI meaning). */
-export function encodeResponsesUsage(usage: Usage): Record<string, unknown> {
+export function encodeResponsesUsage(usage: Usage): ResponsesUsage {
   return {
     input_tokens: usage.inputTokens,
     input_tokens_details: { cached_tokens: usage.cacheReadTokens, cache_write_tokens: usage.cacheWriteTokens },

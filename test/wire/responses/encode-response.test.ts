@@ -3,6 +3,7 @@ import type { OutputPart } from "../../../src/canonical/content-part.ts";
 import type { CanonicalResponse } from "../../../src/canonical/response.ts";
 import type { StopReason } from "../../../src/canonical/stop-reason.ts";
 import { encodeResponsesResponse } from "../../../src/wire/responses/encode-response.ts";
+import type { ResponsesResponse } from "../../../src/wire/responses/shapes.ts";
 import { packResponsesReasoning, unpackForeignThinking } from "../../../src/wire/pack-reasoning.ts";
 
 const ctx = { model: "smart", created: 1_700_000_000, includeUsage: false };
@@ -54,7 +55,7 @@ describe("encodeResponsesResponse", () => {
       ]),
       ctx,
     );
-    const output = body.output as Record<string, unknown>[];
+    const output: readonly Record<string, unknown>[] = body.output;
     expect(output.map((item) => item.type)).toEqual(["reasoning", "reasoning", "reasoning", "message", "function_call", "function_call"]);
     expect(output[0]).toMatchObject({ summary: [{ type: "summary_text", text: "Plan" }] });
     expect(unpackForeignThinking(output[0]!.encrypted_content as string)).toEqual({ text: "Plan", signature: "anthropic-sig" });
@@ -65,7 +66,7 @@ describe("encodeResponsesResponse", () => {
     expect(new Set(output.map((item) => item.id)).size).toBe(6);
   });
 
-  const stops: { stop: StopReason; status: string; incomplete: unknown }[] = [
+  const stops: { stop: StopReason; status: ResponsesResponse["status"]; incomplete: ResponsesResponse["incomplete_details"] }[] = [
     { stop: { unified: "end_turn", raw: "end_turn" }, status: "completed", incomplete: null },
     { stop: { unified: "stop_sequence", raw: "stop_sequence", stopSequence: "END" }, status: "completed", incomplete: null },
     { stop: { unified: "tool_use", raw: "tool_calls" }, status: "completed", incomplete: null },

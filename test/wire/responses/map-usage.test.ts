@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import type { Usage } from "../../../src/canonical/usage.ts";
 import { decodeResponsesUsage, encodeResponsesUsage } from "../../../src/wire/responses/map-usage.ts";
+import type { ResponsesUsage } from "../../../src/wire/responses/shapes.ts";
 
-const cases: { name: string; usage: Usage; wire: Record<string, unknown> }[] = [
+const cases: { name: string; usage: Usage; wire: ResponsesUsage }[] = [
   {
     name: "cached input stays inside input_tokens; reasoning inside output_tokens",
     usage: { inputTokens: 1000, outputTokens: 300, cacheReadTokens: 800, cacheWriteTokens: 50, reasoningTokens: 120 },
