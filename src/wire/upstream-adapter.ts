@@ -28,7 +28,7 @@ export interface StreamDecoder<S> {
 
 /**
  * One upstream API. The effort is not the adapter's job: the pipeline applies the API's effort
- * setter (`set-*-effort.ts`) to the encoded body afterwards, replacing any thinking fields.
+ * setter (`WireApi.setEffort`) to the encoded body afterwards, replacing any thinking fields.
  */
 export interface UpstreamAdapter<S = unknown> {
   readonly api: WireFormat;

@@ -1,6 +1,6 @@
 /**
  * The Chat Completions requests whose simulated-upstream streams are recorded in
- * test/fixtures/chat/<name>.sse. Re-record with `bun test/upstream/chat/record-fixtures.ts`.
+ * test/fixtures/chat/<name>.sse. Re-record with `bun test/wire/chat/record-fixtures.ts`.
  */
 const tools = [
   {

@@ -1,6 +1,6 @@
 /**
  * Re-records test/fixtures/messages/*.sse from the simulated upstream, one per body in
- * requests.json: `bun run test/upstream/messages/record-fixtures.ts`.
+ * requests.json: `bun run test/wire/messages/record-fixtures.ts`.
  */
 import { startSim } from "../../../src/sim/start-sim.ts";
 
