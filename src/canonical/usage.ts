@@ -20,3 +20,12 @@ export const ZERO_USAGE: Usage = {
   cacheWriteTokens: 0,
   reasoningTokens: 0,
 };
+
+/** Two usages added up, count by count (the messages of one answer, say). */
+export const addUsage = (a: Usage, b: Usage): Usage => ({
+  inputTokens: a.inputTokens + b.inputTokens,
+  outputTokens: a.outputTokens + b.outputTokens,
+  cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+  cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+  reasoningTokens: a.reasoningTokens + b.reasoningTokens,
+});

@@ -1,7 +1,7 @@
 import type { GatewayErrorType } from "../../canonical/gateway-error.ts";
 import type { StopReason } from "../../canonical/stop-reason.ts";
 import type { StreamEvent } from "../../canonical/stream-event.ts";
-import { ZERO_USAGE, type Usage } from "../../canonical/usage.ts";
+import { addUsage, ZERO_USAGE, type Usage } from "../../canonical/usage.ts";
 import { decodeMessagesStopReason } from "./map-stop-reason.ts";
 import { decodeMessagesUsage } from "./map-usage.ts";
 import type { StreamDecoder } from "../upstream-adapter.ts";
@@ -54,14 +54,6 @@ function upstreamError(state: MessagesDecodeState, data: JsonObject): Step {
   const message = typeof error.message === "string" && error.message !== "" ? error.message : "upstream stream failed";
   return fail(state, status, type, `upstream: ${message}`);
 }
-
-const addUsage = (a: Usage, b: Usage): Usage => ({
-  inputTokens: a.inputTokens + b.inputTokens,
-  outputTokens: a.outputTokens + b.outputTokens,
-  cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-  cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
-  reasoningTokens: a.reasoningTokens + b.reasoningTokens,
-});
 
 /**
  * A message starts. The first one starts the answer; one after a `message_stop` continues it (a

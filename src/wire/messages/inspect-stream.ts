@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
-import type { Usage } from "../../canonical/usage.ts";
+import { addUsage, type Usage } from "../../canonical/usage.ts";
 import { type InspectContext, parseEventData, type StreamInspector, textOf, type Verdict } from "../stream-inspector.ts";
 import { decodeMessagesUsage } from "./map-usage.ts";
 
@@ -23,14 +23,6 @@ const maxUsage = (a: Usage, b: Usage): Usage => ({
   cacheReadTokens: Math.max(a.cacheReadTokens, b.cacheReadTokens),
   cacheWriteTokens: Math.max(a.cacheWriteTokens, b.cacheWriteTokens),
   reasoningTokens: Math.max(a.reasoningTokens, b.reasoningTokens),
-});
-
-const addUsage = (a: Usage, b: Usage): Usage => ({
-  inputTokens: a.inputTokens + b.inputTokens,
-  outputTokens: a.outputTokens + b.outputTokens,
-  cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-  cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
-  reasoningTokens: a.reasoningTokens + b.reasoningTokens,
 });
 
 /** Messages events that belong to a message: after a `message_stop`, one of them means the stream goes on. */
