@@ -28,7 +28,7 @@ import { renderError, toGatewayError } from "./render-error.ts";
 import { routeRequest } from "./route-request.ts";
 import { routerHeaders } from "./router-headers.ts";
 import { trackRequest, type RequestTracker } from "./track-request.ts";
-import { isJsonObject, type JsonObject } from "../canonical/json-object.ts";
+import type { JsonObject } from "../canonical/json-object.ts";
 
 /** One request while it is served: what every step reads, and what it must hand on. */
 interface Served {
@@ -178,7 +178,7 @@ async function serveFromCache(s: Served, slot: CacheSlot, headers: Record<string
   fields.model = hit.headers["x-router-model"];
   fields.effort = hit.headers["x-router-effort"];
   fields.source = hit.headers["x-router-source"];
-  const includeUsage = isJsonObject(s.body.stream_options) && s.body.stream_options.include_usage === true;
+  const includeUsage = s.api.clientAskedUsage(s.body);
   const own = { ...headers, "x-router-request-id": s.requestId, [s.api.requestIdHeader]: s.requestId };
   const response = answerFromCache(s.format, hit, s.stream, s.tier, includeUsage, own);
   s.track.markFirstByte();

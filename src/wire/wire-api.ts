@@ -56,6 +56,8 @@ export interface WireApi {
   /** Whether the request asks for what only this API passed through can give (Chat `n` > 1): no translation, no cached answer. */
   needsOwnApi(fields: Readonly<Record<string, unknown>>): boolean;
   readonly client: ClientFormat;
+  /** The client asked for its stream's usage where the API sends it only when asked (Chat `stream_options.include_usage`). */
+  clientAskedUsage(body: JsonObject): boolean;
   /** The API's error body. */
   encodeError(error: GatewayError, requestId: string): string;
   /** The status the API's clients know for a gateway status (Messages' 529 "overloaded" is 503 elsewhere). */

@@ -4,7 +4,7 @@ import { openAIErrorStatus } from "../openai-error-status.ts";
 import { openAIVersionHeaders } from "../openai-version-headers.ts";
 import type { UpstreamAdapter } from "../upstream-adapter.ts";
 import type { WireApi } from "../wire-api.ts";
-import { askChatStreamUsage } from "./ask-stream-usage.ts";
+import { askChatStreamUsage, chatClientAskedUsage } from "./ask-stream-usage.ts";
 import { checkChatRequest } from "./check-request.ts";
 import { chatFormat } from "./client-side.ts";
 import { encodeChatStreamError } from "./encode-stream-error.ts";
@@ -28,6 +28,7 @@ export const chatApi: WireApi = {
   checkRequest: checkChatRequest,
   needsOwnApi: wantsSeveralChoices,
   client: chatFormat as ClientFormat,
+  clientAskedUsage: chatClientAskedUsage,
   encodeError: (error) => encodeOpenAIError(error),
   errorStatus: openAIErrorStatus,
   encodeStreamError: (error) => encodeChatStreamError(error),

@@ -26,6 +26,8 @@ export const messagesApi: WireApi = {
   checkRequest: checkMessagesRequest,
   needsOwnApi: () => false,
   client: messagesFormat as ClientFormat,
+  // The API always reports a stream\'s usage.
+  clientAskedUsage: () => false,
   encodeError: encodeMessagesError,
   errorStatus: (status) => status,
   encodeStreamError: (error) => encodeMessagesStreamError(error),

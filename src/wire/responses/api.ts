@@ -29,6 +29,8 @@ export const responsesApi: WireApi = {
   checkRequest: checkResponsesRequest,
   needsOwnApi: () => false,
   client: responsesFormat as ClientFormat,
+  // The API always reports a stream\'s usage.
+  clientAskedUsage: () => false,
   encodeError: (error) => encodeOpenAIError(error),
   errorStatus: openAIErrorStatus,
   encodeStreamError: encodeResponsesStreamError,
