@@ -3,10 +3,14 @@ import { splitJson, splitText } from "../split-text.ts";
 import { sseFrame } from "../sse-frame.ts";
 import type { SimAnswer } from "../types.ts";
 import { messagesBlocks, messagesStopReason, messagesUsage } from "./build-messages-body.ts";
+import type { MessagesContentBlock, MessagesDelta, MessagesStreamEvent } from "../../wire/messages/shapes.ts";
 import type { MessagesInput } from "./read-messages-request.ts";
 
-const PING = sseFrame("ping", { type: "ping" });
-const MESSAGE_STOP = sseFrame("message_stop", { type: "message_stop" });
+/** One event under the SSE name of its type. */
+const eventFrame = (event: MessagesStreamEvent): string => sseFrame(event.type, event);
+
+const PING = eventFrame({ type: "ping" });
+const MESSAGE_STOP = eventFrame({ type: "message_stop" });
 
 /**
  * The Messages event sequence: message_start → per block start, deltas, stop (contiguous
@@ -17,7 +21,7 @@ export function buildMessagesStream(input: MessagesInput, answer: SimAnswer): st
   // message_start never carries the thinking count: it comes with message_delta.
   const { output_tokens_details: _thinking, ...usage } = messagesUsage(input, 1, 0);
   const frames: string[] = [
-    sseFrame("message_start", {
+    eventFrame({
       type: "message_start",
       message: {
         id: makeId("msg_", input.seed),
@@ -33,15 +37,15 @@ export function buildMessagesStream(input: MessagesInput, answer: SimAnswer): st
     }),
   ];
   let index = 0;
-  const start = (block: Record<string, unknown>): void => {
-    frames.push(sseFrame("content_block_start", { type: "content_block_start", index, content_block: block }));
+  const start = (block: MessagesContentBlock): void => {
+    frames.push(eventFrame({ type: "content_block_start", index, content_block: block }));
     if (index === 0) frames.push(PING);
   };
-  const delta = (body: Record<string, unknown>): void => {
-    frames.push(sseFrame("content_block_delta", { type: "content_block_delta", index, delta: body }));
+  const delta = (body: MessagesDelta): void => {
+    frames.push(eventFrame({ type: "content_block_delta", index, delta: body }));
   };
   const stop = (): void => {
-    frames.push(sseFrame("content_block_stop", { type: "content_block_stop", index }));
+    frames.push(eventFrame({ type: "content_block_stop", index }));
     index++;
   };
   if (blocks.thinking) {
@@ -63,7 +67,7 @@ export function buildMessagesStream(input: MessagesInput, answer: SimAnswer): st
   if (index === 0) frames.push(PING);
   const final = messagesUsage(input, answer.outputTokens, answer.reasoningTokens);
   frames.push(
-    sseFrame("message_delta", {
+    eventFrame({
       type: "message_delta",
       delta: { stop_reason: messagesStopReason(answer.stop), stop_sequence: answer.stopSequence, stop_details: null },
       usage: {

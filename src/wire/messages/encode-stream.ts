@@ -6,6 +6,7 @@ import { encodeMessagesStreamError } from "./encode-stream-error.ts";
 import { toMessagesToolId } from "./map-tool-id.ts";
 import { encodeMessagesStopReason } from "./map-stop-reason.ts";
 import { encodeMessagesUsage } from "./map-usage.ts";
+import type { MessagesContentBlock, MessagesDelta, MessagesUsage } from "./shapes.ts";
 
 export interface MessagesStreamState {
   readonly ctx: EncodeContext;
@@ -35,7 +36,7 @@ function frame(event: string, data: Record<string, unknown>): string {
   return `event: ${event}\ndata: {"type":"${event}"${rest === "{}" ? "}" : `,${rest.slice(1)}`}\n\n`;
 }
 
-function startBlock(block: BlockStart): Record<string, unknown> {
+function startBlock(block: BlockStart): MessagesContentBlock {
   switch (block.type) {
     case "text":
       return { type: "text", text: "" };
@@ -71,7 +72,7 @@ function messageStart(ctx: EncodeContext, id: string, usage: Usage = ZERO_USAGE)
 }
 
 
-function startUsage(usage: Usage): Record<string, unknown> {
+function startUsage(usage: Usage): MessagesUsage {
   const { output_tokens_details: _thinking, ...rest } = encodeMessagesUsage(usage);
   return rest;
 }
@@ -129,7 +130,7 @@ function hold(state: MessagesStreamState, event: Extract<StreamEvent, { index: n
   return { ...state, held };
 }
 
-function delta(state: MessagesStreamState, index: number, body: Record<string, unknown>): readonly [MessagesStreamState, string] {
+function delta(state: MessagesStreamState, index: number, body: MessagesDelta): readonly [MessagesStreamState, string] {
   const wire = state.indexes.get(index);
   return [state, wire === undefined ? "" : frame("content_block_delta", { index: wire, delta: body })];
 }

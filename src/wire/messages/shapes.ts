@@ -37,3 +37,26 @@ export interface MessagesMessage {
   readonly stop_details: null;
   readonly usage: MessagesUsage;
 }
+
+/** What a `content_block_delta` adds to its block. */
+export type MessagesDelta =
+  | { readonly type: "text_delta"; readonly text: string }
+  | { readonly type: "thinking_delta"; readonly thinking: string }
+  | { readonly type: "signature_delta"; readonly signature: string }
+  | { readonly type: "input_json_delta"; readonly partial_json: string };
+
+/** One event of a stream, under the SSE event name of its `type`. */
+export type MessagesStreamEvent =
+  | { readonly type: "message_start"; readonly message: MessagesMessage }
+  | { readonly type: "content_block_start"; readonly index: number; readonly content_block: MessagesContentBlock }
+  | { readonly type: "content_block_delta"; readonly index: number; readonly delta: MessagesDelta }
+  | { readonly type: "content_block_stop"; readonly index: number }
+  | {
+      readonly type: "message_delta";
+      readonly delta: { readonly stop_reason: MessagesStopReason | null; readonly stop_sequence: string | null; readonly stop_details?: null };
+      /** The counts so far; an upstream may send only some of them. */
+      readonly usage: Partial<MessagesUsage>;
+    }
+  | { readonly type: "message_stop" }
+  | { readonly type: "ping" }
+  | { readonly type: "error"; readonly error: { readonly type: string; readonly message: string } };
