@@ -9,20 +9,6 @@ import type { EffortResult } from "./effort-result.ts";
 import type { InspectContext, StreamInspector } from "./stream-inspector.ts";
 import type { UpstreamAdapter } from "./upstream-adapter.ts";
 
-/** A raw request body with some of its history taken out, and whether thinking must be off for it. */
-export interface StrippedBody {
-  readonly value: JsonObject;
-  readonly thinkingMustBeOff: boolean;
-}
-
-/** The ids under which an API's clients continue a conversation. */
-export interface ConversationIds {
-  /** The id the client is shown for an answer with this upstream id. */
-  shownId(upstreamId: string): string;
-  /** The id of an answer as it was sent (a JSON body, or a stream's first event). */
-  readFrom(answer: string | Uint8Array): string | undefined;
-}
-
 /**
  * Everything the gateway knows of one wire API, as clients call it and as upstreams answer it.
  * Each folder under `src/wire/` exports one; the rest of the gateway holds an API's name and asks
@@ -96,4 +82,18 @@ export interface WireApi {
    * events (a Chat usage chunk, up to `[DONE]`): they are read, never sent.
    */
   readonly usageAfterFilter: boolean;
+}
+
+/** A raw request body with some of its history taken out, and whether thinking must be off for it. */
+export interface StrippedBody {
+  readonly value: JsonObject;
+  readonly thinkingMustBeOff: boolean;
+}
+
+/** The ids under which an API's clients continue a conversation. */
+export interface ConversationIds {
+  /** The id the client is shown for an answer with this upstream id. */
+  shownId(upstreamId: string): string;
+  /** The id of an answer as it was sent (a JSON body, or a stream's first event). */
+  readFrom(answer: string | Uint8Array): string | undefined;
 }
