@@ -3,7 +3,7 @@ import { sseFrame } from "../sse-frame.ts";
 import type { SimAnswer } from "../types.ts";
 import { buildResponseObject, responseItems, responsesUsage } from "./build-response-object.ts";
 import type { ResponsesInput } from "./read-responses-request.ts";
-import type { ResponsesOutputItem } from "../../wire/responses/shapes.ts";
+import type { ResponsesEventFields, ResponsesEventType, ResponsesOutputItem } from "../../wire/responses/shapes.ts";
 
 /** The item as `output_item.added` shows it: nothing generated yet. */
 function openedItem(item: ResponsesOutputItem): ResponsesOutputItem {
@@ -20,7 +20,7 @@ function openedItem(item: ResponsesOutputItem): ResponsesOutputItem {
 export function buildResponsesStream(input: ResponsesInput, answer: SimAnswer, createdAt: number): string[] {
   const frames: string[] = [];
   let sequence = 0;
-  const emit = (type: string, fields: Record<string, unknown>): void => {
+  const emit = <T extends ResponsesEventType>(type: T, fields: ResponsesEventFields<T>): void => {
     frames.push(sseFrame(type, { type, sequence_number: sequence++, ...fields }));
   };
   const opening = buildResponseObject(input, { status: "in_progress", output: [], usage: null, createdAt });

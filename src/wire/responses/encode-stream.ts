@@ -14,8 +14,7 @@ import {
 } from "./build-output-items.ts";
 import { encodeResponsesStreamError } from "./encode-stream-error.ts";
 import { encodeResponsesStopReason } from "./map-stop-reason.ts";
-import type { JsonObject } from "../../canonical/json-object.ts";
-import type { ResponsesOutputItem } from "./shapes.ts";
+import type { ResponsesEventFields, ResponsesEventType, ResponsesOutputItem } from "./shapes.ts";
 
 interface OpenItem {
   readonly kind: BlockStart["type"];
@@ -49,7 +48,7 @@ export interface ResponsesEncodeState {
  * One event: `type` and `sequence_number` first, then the fields (none of them named so), the
  * fields' JSON spliced in after the two rather than copied into a new object first.
  */
-function frame(state: ResponsesEncodeState, type: string, fields: JsonObject): string {
+function frame<T extends ResponsesEventType>(state: ResponsesEncodeState, type: T, fields: ResponsesEventFields<T>): string {
   const rest = JSON.stringify(fields);
   const tail = rest === "{}" ? "}" : `,${rest.slice(1)}`;
   return `event: ${type}\ndata: {"type":"${type}","sequence_number":${state.sequence++}${tail}\n\n`;

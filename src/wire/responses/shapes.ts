@@ -74,3 +74,40 @@ export type ResponsesResponse = {
   readonly usage: ResponsesUsage | null;
   readonly metadata: unknown;
 };
+
+type ItemAt = { readonly item_id: string; readonly output_index: number };
+type SummaryPart = { readonly type: "summary_text"; readonly text: string };
+type ResponseFields = { readonly response: ResponsesResponse };
+type ItemFields = { readonly output_index: number; readonly item: ResponsesOutputItem };
+type ContentPartFields = ItemAt & { readonly content_index: number; readonly part: ResponsesOutputText };
+type SummaryPartFields = ItemAt & { readonly summary_index: number; readonly part: SummaryPart };
+
+/** The fields of each stream event past its `type` and `sequence_number`, by type. */
+type ResponsesEventFieldsByType = {
+  readonly "response.created": ResponseFields;
+  readonly "response.in_progress": ResponseFields;
+  readonly "response.completed": ResponseFields;
+  readonly "response.incomplete": ResponseFields;
+  readonly "response.output_item.added": ItemFields;
+  readonly "response.output_item.done": ItemFields;
+  readonly "response.content_part.added": ContentPartFields;
+  readonly "response.content_part.done": ContentPartFields;
+  readonly "response.output_text.delta": ItemAt & { readonly content_index: number; readonly delta: string; readonly logprobs: readonly unknown[] };
+  readonly "response.output_text.done": ItemAt & { readonly content_index: number; readonly text: string; readonly logprobs: readonly unknown[] };
+  readonly "response.reasoning_summary_part.added": SummaryPartFields;
+  readonly "response.reasoning_summary_part.done": SummaryPartFields;
+  readonly "response.reasoning_summary_text.delta": ItemAt & { readonly summary_index: number; readonly delta: string };
+  readonly "response.reasoning_summary_text.done": ItemAt & { readonly summary_index: number; readonly text: string };
+  readonly "response.function_call_arguments.delta": ItemAt & { readonly delta: string };
+  readonly "response.function_call_arguments.done": ItemAt & { readonly arguments: string };
+};
+
+export type ResponsesEventType = keyof ResponsesEventFieldsByType;
+
+/** An event's fields past its `type` and `sequence_number`, for the event of that type. */
+export type ResponsesEventFields<T extends ResponsesEventType> = ResponsesEventFieldsByType[T];
+
+/** One event of a stream (the error event aside), under the SSE event name of its `type`, numbered by `sequence_number` from 0. */
+export type ResponsesStreamEvent = {
+  [T in ResponsesEventType]: { readonly type: T; readonly sequence_number: number } & ResponsesEventFieldsByType[T];
+}[ResponsesEventType];
