@@ -1,6 +1,7 @@
 import type { Tier } from "../canonical/tier.ts";
 import type { Config, ModelConfig } from "../config/schema.ts";
 import { compileBodyCheck } from "../wire/compile-body-check.ts";
+import { messagesApi } from "../wire/messages/api.ts";
 import { checkMessagesRules } from "../wire/messages/check-request.ts";
 import { CountTokensRequestSchema, type CountTokensRequest } from "../wire/messages/schema.ts";
 import { resolveTier } from "../routing/resolve-tier.ts";
@@ -61,6 +62,7 @@ export async function handleCountTokens(request: Request, deps: Pick<GatewayDeps
     const provider = deps.providers[target.model.provider];
     const counted = provider
       ? await countUpstreamTokens({
+          clientApi: messagesApi,
           body: body as Record<string, unknown>,
           model: target.model,
           provider,

@@ -1,6 +1,7 @@
 import type { Effort } from "../canonical/effort.ts";
 import type { GatewayError } from "../canonical/gateway-error.ts";
 import type { JsonObject } from "../canonical/json-object.ts";
+import type { CanonicalRequest } from "../canonical/request.ts";
 import type { Usage } from "../canonical/usage.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import type { ModelConfig } from "../config/schema.ts";
@@ -60,6 +61,9 @@ export interface WireApi {
   /** The API's version and beta headers, taken from the client's headers. */
   versionHeaders(client: Headers): Record<string, string>;
 
+  /** The API's input-token count endpoint; absent where it has none (Chat). */
+  readonly countTokens?: TokenCount;
+
   // Passing a body through unchanged.
   /** A raw body without the thinking of its first `turns` assistant turns, which another model signed. */
   stripThinking(body: JsonObject, turns: number): StrippedBody;
@@ -82,6 +86,16 @@ export interface WireApi {
    * events (a Chat usage chunk, up to `[DONE]`): they are read, never sent.
    */
   readonly usageAfterFilter: boolean;
+}
+
+/** An API's input-token count endpoint and the bodies it takes. */
+export interface TokenCount {
+  /** The endpoint's path, appended to a provider's base URL. */
+  readonly path: string;
+  /** The count body for a request of this API, as its client sent it: only the fields the endpoint takes. */
+  fromOwn(body: JsonObject, upstreamModelId: string): JsonObject;
+  /** The count body for a request translated from another API; throws where it cannot be translated. */
+  fromCanonical(request: CanonicalRequest, model: ModelConfig): JsonObject;
 }
 
 /** A raw request body with some of its history taken out, and whether thinking must be off for it. */

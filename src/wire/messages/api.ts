@@ -1,6 +1,7 @@
 import type { ClientFormat } from "../client-format.ts";
 import type { UpstreamAdapter } from "../upstream-adapter.ts";
 import type { WireApi } from "../wire-api.ts";
+import { messagesTokenCount } from "./count-tokens.ts";
 import { checkMessagesRequest } from "./check-request.ts";
 import { messagesFormat } from "./client-side.ts";
 import { encodeMessagesError } from "./encode-error.ts";
@@ -42,6 +43,8 @@ export const messagesApi: WireApi = {
     return fitted.length === 0 ? set : { effort: set.effort, warnings: [...set.warnings, ...fitted] };
   },
   versionHeaders: messagesVersionHeaders,
+
+  countTokens: messagesTokenCount,
 
   stripThinking: (body, turns) => stripMessagesThinking(body, turns),
   askStreamUsage: () => false,

@@ -5,6 +5,7 @@ import { openAIVersionHeaders } from "../openai-version-headers.ts";
 import type { UpstreamAdapter } from "../upstream-adapter.ts";
 import type { WireApi } from "../wire-api.ts";
 import { responseIdFor } from "./build-output-items.ts";
+import { responsesTokenCount } from "./count-tokens.ts";
 import { checkResponsesRequest } from "./check-request.ts";
 import { responsesFormat } from "./client-side.ts";
 import { encodeResponsesStreamError } from "./encode-stream-error.ts";
@@ -42,6 +43,8 @@ export const responsesApi: WireApi = {
   versionHeaders: openAIVersionHeaders,
 
   // Reasoning items are bound to the model that made them: all of them go, whatever `turns` says.
+  countTokens: responsesTokenCount,
+
   stripThinking: (body) => ({ value: stripResponsesReasoning(body).value, thinkingMustBeOff: false }),
   askStreamUsage: () => false,
   readUsage: (lastUsage) => (lastUsage === undefined ? undefined : decodeResponsesUsage(lastUsage)),
