@@ -18,12 +18,8 @@ const ALLOWED: { readonly [K in keyof ArchitectureFindings]: readonly string[] }
   gatewayError: [],
   json: [],
   testOnly: [
-    "src/bench/build-wrk-script.ts: luaLongString",
-    "src/bench/parse-wrk-output.ts: parseWrkTime",
     "src/bench/print-report.ts: formatOpenStreams",
-    "src/bench/read-process-cpu.ts: parseProcStatCpuMs",
     "src/db/pglite-thread/open-pglite-thread.ts: STOP_THREAD_FOR_TEST",
-    "src/upstream/sse/read-first-event.ts: endOfFirstEvent",
   ],
   wiring: [
   ],

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { buildWrkScript, luaLongString } from "../../src/bench/build-wrk-script.ts";
+import { buildWrkScript } from "../../src/bench/build-wrk-script.ts";
+import { luaLongString } from "../../src/bench/lua-long-string.ts";
 
 describe("luaLongString", () => {
   test.each([

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { parseWrkOutput, parseWrkTime } from "../../src/bench/parse-wrk-output.ts";
+import { parseWrkOutput } from "../../src/bench/parse-wrk-output.ts";
+import { parseWrkTime } from "../../src/bench/parse-wrk-time.ts";
 
 // Real `wrk 4.1.0 --latency` output (first sample captured on this project's bench machine).
 const MIXED_UNITS_WITH_NON2XX = `Running 2s test @ http://127.0.0.1:18999/

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { parseProcStatCpuMs } from "../../src/bench/read-process-cpu.ts";
+import { parseProcStatCpuMs } from "../../src/bench/parse-proc-stat-cpu.ts";
 
 const line = (comm: string, utime: number, stime: number): string =>
   `4242 (${comm}) S 1 4242 4242 0 -1 4194560 5000 0 0 0 ${utime} ${stime} 0 0 20 0 7 0 1234 1000000 5000 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0`;

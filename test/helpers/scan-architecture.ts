@@ -35,6 +35,7 @@ const RANKS: readonly (readonly [prefix: string, rank: number, unit?: string])[]
   ["src/upstream/read-retry-after.ts", 2, "wire-shared"],
   ["src/upstream/classify-upstream-error.ts", 2, "wire-shared"],
   ["src/upstream/sse/read-first-event.ts", 2, "wire-shared"],
+  ["src/upstream/sse/end-of-first-event.ts", 2, "wire-shared"],
   ["src/upstream/sse/create-sse-splitter.ts", 2, "wire-shared"],
   ["src/wire/messages/", 3],
   ["src/wire/chat/", 3],

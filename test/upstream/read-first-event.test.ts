@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { endOfFirstEvent, parseSseEvent, readFirstEvent, type ByteReader } from "../../src/upstream/sse/read-first-event.ts";
+import { endOfFirstEvent } from "../../src/upstream/sse/end-of-first-event.ts";
+import { parseSseEvent, readFirstEvent, type ByteReader } from "../../src/upstream/sse/read-first-event.ts";
 
 function readerOf(chunks: string[]): ByteReader {
   const queue = chunks.map((c) => Buffer.from(c));
