@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { formatOpenStreams } from "../../src/bench/print-report.ts";
+import { formatOpenStreams } from "../../src/bench/format-open-streams.ts";
 import type { OpenStreamsResult } from "../../src/bench/run-open-streams.ts";
 
 const MB = 1024 * 1024;
