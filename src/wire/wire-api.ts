@@ -86,6 +86,8 @@ export interface WireApi {
    * events (a Chat usage chunk, up to `[DONE]`): they are read, never sent.
    */
   readonly usageAfterFilter: boolean;
+  /** The data of the event that ends a stream where that event is not JSON (Chat `[DONE]`); absent where the API ends with a JSON event. */
+  readonly streamEnd?: string;
 }
 
 /** An API's input-token count endpoint and the bodies it takes. */

@@ -11,7 +11,7 @@ import type { SseEvent } from "../sse/read-first-event.ts";
  * an error right after them is still a failed call, as on the translated path.
  */
 export function checkFirstEvent(api: WireApi, event: SseEvent): boolean {
-  if (event.data === "[DONE]") throw fail("UpstreamCut", "upstream stream ended before any content");
+  if (event.data === api.streamEnd) throw fail("UpstreamCut", "upstream stream ended before any content");
   let parsed: unknown;
   try {
     parsed = JSON.parse(event.data);

@@ -1,8 +1,7 @@
 import type { WireApi } from "../../wire/wire-api.ts";
 import { readNext, type ByteReader } from "../sse/read-first-event.ts";
 
-const DONE = Buffer.from("data: [DONE]");
-/** What an upstream may still send after a filter stopped it: a usage chunk and `[DONE]`, far less than this. */
+/** What an upstream may still send after a filter stopped it: a usage chunk and the stream's end, far less than this. */
 const LIMIT_BYTES = 64 * 1024;
 /** The usage chunk follows the filtered chunk at once; an upstream that goes quiet instead is let go. */
 const DEADLINE_MS = 5_000;
@@ -15,7 +14,9 @@ const DEADLINE_MS = 5_000;
  */
 export async function readFilteredRest(reader: ByteReader, api: WireApi, blocked: Buffer): Promise<Buffer> {
   let rest = blocked;
-  if (api.usageAfterFilter && rest.indexOf(DONE) < 0) {
+  // Read up to the stream's end event (Chat `[DONE]`), or to the end of the body where the API has none.
+  const end = api.streamEnd === undefined ? undefined : Buffer.from(`data: ${api.streamEnd}`);
+  if (api.usageAfterFilter && (end === undefined || rest.indexOf(end) < 0)) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<null>((resolve) => {
       timer = setTimeout(() => resolve(null), DEADLINE_MS);
@@ -24,10 +25,10 @@ export async function readFilteredRest(reader: ByteReader, api: WireApi, blocked
       while (rest.length < LIMIT_BYTES) {
         const next = await Promise.race([readNext(reader), timeout]);
         if (next === null) break;
-        // `[DONE]` may straddle two reads: the search starts a marker's length before the new bytes.
-        const from = Math.max(0, rest.length - DONE.length);
+        // The end may straddle two reads: the search starts a marker's length before the new bytes.
+        const from = Math.max(0, rest.length - (end?.length ?? 0));
         rest = Buffer.concat([rest, next]);
-        if (rest.indexOf(DONE, from) >= 0) break;
+        if (end !== undefined && rest.indexOf(end, from) >= 0) break;
       }
     } catch {
       // A connection that breaks now loses nothing the client gets; what was read still counts.

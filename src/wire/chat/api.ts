@@ -8,7 +8,7 @@ import { askChatStreamUsage, chatClientAskedUsage } from "./ask-stream-usage.ts"
 import { checkChatRequest } from "./check-request.ts";
 import { chatFormat } from "./client-side.ts";
 import { encodeChatStreamError } from "./encode-stream-error.ts";
-import { inspectChatStream } from "./inspect-stream.ts";
+import { CHAT_STREAM_END, inspectChatStream } from "./inspect-stream.ts";
 import { decodeChatUsage } from "./map-usage.ts";
 import { chatOpensStream } from "./opens-stream.ts";
 import { setChatEffort } from "./set-effort.ts";
@@ -47,4 +47,5 @@ export const chatApi: WireApi = {
   inspectStream: inspectChatStream,
   modelInEveryEvent: true,
   usageAfterFilter: true,
+  streamEnd: CHAT_STREAM_END,
 };

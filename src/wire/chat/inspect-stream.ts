@@ -4,7 +4,7 @@ import { type InspectContext, parseEventData, type StreamInspector, textOf, type
 import { decodeChatUsage } from "./map-usage.ts";
 
 /** The end of a Chat stream: not JSON, and nothing follows it. */
-const DONE = "[DONE]";
+export const CHAT_STREAM_END = "[DONE]";
 
 interface State {
   usage?: Usage;
@@ -48,7 +48,7 @@ export function inspectChatStream(ctx: InspectContext): StreamInspector {
   const state: State = {};
   return {
     step(name, data) {
-      if (data === DONE) {
+      if (data === CHAT_STREAM_END) {
         state.between = true;
         return "stopped";
       }
