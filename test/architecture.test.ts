@@ -44,6 +44,7 @@ const WIRE_ROLES = [
   "decode-response.ts",
   "decode-stream.ts",
   "set-effort.ts",
+  "read-error-event.ts",
   "opens-stream.ts",
   "inspect-stream.ts",
   "map-stop-reason.ts",

@@ -36,4 +36,12 @@ export interface UpstreamAdapter<S = unknown> {
   /** Throws a GatewayError (502 upstream_error) for a body that is not a valid answer. */
   decodeResponse(body: unknown): Converted<CanonicalResponse>;
   readonly stream: StreamDecoder<S>;
+  /** The upstream's own error event in this API's stream, read; undefined for any other event. */
+  readErrorEvent(name: string | undefined, event: JsonObject): UpstreamErrorEvent | undefined;
+}
+
+/** What an upstream's error event says: its error's `type` and `code` (whichever it has) and its message. */
+export interface UpstreamErrorEvent {
+  readonly kinds: readonly unknown[];
+  readonly message: string | undefined;
 }

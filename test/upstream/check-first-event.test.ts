@@ -31,6 +31,8 @@ describe("checkFirstEvent: what may still be retried or fail over before the fir
     ["chat", undefined, '{"error":{"message":"slow down","type":"rate_limit_error"}}', "429 rate_limit_error retryable transient: upstream rate limit: slow down"],
     ["responses", "error", '{"type":"error","error":{"type":"insufficient_quota","code":"insufficient_quota","message":"quota"}}', "429 rate_limit_error retryable transient: upstream rate limit: quota"],
     ["responses", "response.failed", '{"type":"response.failed","response":{"error":{"code":"server_error","message":"boom"}}}', "502 api_error retryable transient: upstream error 500: boom"],
+    // The Responses error event with its fields at the top, as the API reference shows it: its code counts too.
+    ["responses", "error", '{"type":"error","code":"rate_limit_exceeded","message":"slow down","param":null}', "429 rate_limit_error retryable transient: upstream rate limit: slow down"],
   ] as const)("%s %p %s → %s", (format, event, data, expected) => {
     expect(outcome(format, event, data)).toBe(expected);
   });

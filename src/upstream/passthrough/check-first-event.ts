@@ -18,7 +18,7 @@ export function checkFirstEvent(api: WireApi, event: SseEvent): boolean {
   } catch {
     throw fail("UpstreamMalformed", "upstream sent a malformed first event");
   }
-  const failure = classifyErrorEvent(event, parsed);
+  const failure = classifyErrorEvent(api.upstream, event, parsed);
   if (failure) throw failure;
   return isJsonObject(parsed) && api.opensStream(parsed);
 }

@@ -1,6 +1,7 @@
 import type { GatewayError } from "../../canonical/gateway-error.ts";
 import { isJsonObject } from "../../canonical/json-object.ts";
-import { classifyUpstreamError, upstreamErrorMessage } from "../classify-upstream-error.ts";
+import type { UpstreamAdapter } from "../../wire/upstream-adapter.ts";
+import { classifyUpstreamError } from "../classify-upstream-error.ts";
 import type { SseEvent } from "./read-first-event.ts";
 
 /** Error `type` / `code` values of the three APIs (and compatible servers) by what they mean. */
@@ -8,19 +9,17 @@ const OVERLOADED: ReadonlySet<unknown> = new Set(["overloaded_error", "service_u
 const RATE_LIMITED: ReadonlySet<unknown> = new Set(["rate_limit_error", "rate_limit_exceeded", "insufficient_quota", "requests", "tokens"]);
 
 /**
- * The upstream's own error event (Messages `error`, a Chat `{"error": …}` chunk, Responses `error`
- * or `response.failed`) as the failure of the call, classified as the same failure would be over
- * HTTP: before anything was sent, an overloaded, rate-limited or failing upstream is called again
- * after a pause (transient), and another model may be tried in any case. Undefined for any other
- * event. Both paths use it for what arrives before the first content, so they retry alike.
+ * The upstream's own error event (as its API reads it: Messages `error`, a Chat `{"error": …}`
+ * chunk, Responses `error` or `response.failed`) as the failure of the call, classified as the
+ * same failure would be over HTTP: before anything was sent, an overloaded, rate-limited or
+ * failing upstream is called again after a pause (transient), and another model may be tried in
+ * any case. Undefined for any other event. Both paths use it for what arrives before the first
+ * content, so they retry alike.
  */
-export function classifyErrorEvent(event: SseEvent, parsed: unknown): GatewayError | undefined {
+export function classifyErrorEvent(adapter: UpstreamAdapter, event: SseEvent, parsed: unknown): GatewayError | undefined {
   if (!isJsonObject(parsed)) return undefined;
-  const type = parsed.type;
-  if (!(event.event === "error" || type === "error" || type === "response.failed" || (type === undefined && isJsonObject(parsed.error)))) return undefined;
-  const inner = isJsonObject(parsed.error) ? parsed.error : isJsonObject(parsed.response) ? parsed.response.error : undefined;
-  const kinds = isJsonObject(inner) ? [inner.type, inner.code] : [];
-  const status = kinds.some((kind) => OVERLOADED.has(kind)) ? 529 : kinds.some((kind) => RATE_LIMITED.has(kind)) ? 429 : 500;
-  const message = upstreamErrorMessage(parsed) ?? upstreamErrorMessage(parsed.response);
-  return classifyUpstreamError(status, JSON.stringify({ error: { message } }), null);
+  const error = adapter.readErrorEvent(event.event, parsed);
+  if (!error) return undefined;
+  const status = error.kinds.some((kind) => OVERLOADED.has(kind)) ? 529 : error.kinds.some((kind) => RATE_LIMITED.has(kind)) ? 429 : 500;
+  return classifyUpstreamError(status, JSON.stringify({ error: { message: error.message } }), null);
 }

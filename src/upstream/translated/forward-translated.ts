@@ -169,14 +169,14 @@ const onlyStart = (events: readonly StreamEvent[]): boolean => events.every((eve
  * Throws the upstream's own error event as a failed call, classified as the same-format path does
  * (so an overloaded upstream is retried alike on both): used before anything was sent.
  */
-function refuseErrorEvent(event: SseEvent): void {
+function refuseErrorEvent(adapter: UpstreamAdapter, event: SseEvent): void {
   let parsed: unknown;
   try {
     parsed = JSON.parse(event.data);
   } catch {
     return;
   }
-  const failure = classifyErrorEvent(event, parsed);
+  const failure = classifyErrorEvent(adapter, event, parsed);
   if (failure) throw failure;
 }
 
@@ -220,7 +220,7 @@ async function startStream(response: Response, request: TranslatedRequest): Prom
     // `response.failed` after `response.created`) is still an HTTP error, or another model.
     while (onlyStart(first)) {
       const bytes = await readNext(t.reader);
-      first.push(...decodeBytes(t, bytes, adapter, request.limits.maxEventBytes, refuseErrorEvent));
+      first.push(...decodeBytes(t, bytes, adapter, request.limits.maxEventBytes, (event) => refuseErrorEvent(adapter, event)));
       if (bytes === null && onlyStart(first)) {
         throw fail("UpstreamCut", "upstream closed the stream before the first event");
       }

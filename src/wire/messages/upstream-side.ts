@@ -2,6 +2,7 @@ import type { UpstreamAdapter } from "../upstream-adapter.ts";
 import { decodeMessagesResponse } from "./decode-response.ts";
 import { messagesStreamDecoder, type MessagesDecodeState } from "./decode-stream.ts";
 import { encodeMessagesRequest } from "./encode-request.ts";
+import { readMessagesErrorEvent } from "./read-error-event.ts";
 
 /** The Messages upstream API: canonical requests out, Messages answers and streams back in. */
 export const messagesAdapter = {
@@ -9,4 +10,5 @@ export const messagesAdapter = {
   encodeRequest: encodeMessagesRequest,
   decodeResponse: decodeMessagesResponse,
   stream: messagesStreamDecoder,
+  readErrorEvent: readMessagesErrorEvent,
 } satisfies UpstreamAdapter<MessagesDecodeState>;

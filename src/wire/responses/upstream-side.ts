@@ -2,6 +2,7 @@ import type { UpstreamAdapter } from "../upstream-adapter.ts";
 import { decodeResponsesResponse } from "./decode-response.ts";
 import { responsesStreamDecoder, type ResponsesDecodeState } from "./decode-stream.ts";
 import { encodeResponsesRequest } from "./encode-request.ts";
+import { readResponsesErrorEvent } from "./read-error-event.ts";
 
 /** The OpenAI Responses API as an upstream of translated requests. */
 export const responsesAdapter = {
@@ -9,4 +10,5 @@ export const responsesAdapter = {
   encodeRequest: encodeResponsesRequest,
   decodeResponse: decodeResponsesResponse,
   stream: responsesStreamDecoder,
+  readErrorEvent: readResponsesErrorEvent,
 } satisfies UpstreamAdapter<ResponsesDecodeState>;
