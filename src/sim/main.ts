@@ -1,6 +1,15 @@
 import { ConfigError, loadConfig } from "../config/load-config.ts";
 import type { Fault } from "../config/schema.ts";
+import { answerInfoFlags } from "../ops/answer-info-flags.ts";
 import { startSim } from "./start-sim.ts";
+
+const USAGE = `Usage: bun run sim [--help | --version]
+
+Starts the simulated upstream on its own: the Messages, Chat Completions and Responses APIs, with
+answers, streams, tool calls and faults driven by the request (see src/sim/README.md).
+
+  SIM_PORT, SIM_HOST      where to listen (default 8788, 127.0.0.1)
+  ROUTELANE_CONFIG        a gateway config file: its simulated models' faults apply here too`;
 
 /** Per-model faults of the config's sim models, keyed by upstream id (only when ROUTELANE_CONFIG is set). */
 function configFaults(): Record<string, Fault> {
@@ -21,6 +30,7 @@ function readPort(raw: string | undefined): number {
 }
 
 async function main(): Promise<void> {
+  if (answerInfoFlags(process.argv.slice(2), USAGE, (text) => console.log(text))) return;
   const sim = await startSim({
     port: readPort(process.env.SIM_PORT),
     hostname: process.env.SIM_HOST || "127.0.0.1",

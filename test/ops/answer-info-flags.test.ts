@@ -28,6 +28,7 @@ describe("every program answers --help and --version, and starts nothing", () =>
     ["src/cli/bench.ts", "bun run bench"],
     ["src/cli/smartplus.ts", "Usage: bun run cli smartplus"],
     ["src/ops/build-executable.ts", "Usage: bun run build"],
+    ["src/sim/main.ts", "Usage: bun run sim"],
   ];
   for (const [program, usage] of programs) {
     test(`${program} --help prints its usage, writes nothing and exits 0`, async () => {
