@@ -18,7 +18,6 @@ const ALLOWED: { readonly [K in keyof ArchitectureFindings]: readonly string[] }
   gatewayError: [],
   json: [],
   testOnly: [
-    "src/db/pglite-thread/open-pglite-thread.ts: STOP_THREAD_FOR_TEST",
   ],
   wiring: [
   ],

@@ -5,7 +5,6 @@ import { join } from "node:path";
 import {
   MEMORY_DATA_DIR,
   openPgliteThread,
-  STOP_THREAD_FOR_TEST,
   type PgliteSession,
   type PgliteThread,
 } from "../../src/db/pglite-thread/open-pglite-thread.ts";
@@ -123,17 +122,38 @@ describe("a PGlite thread that stops outside a call", () => {
   afterAll(() => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
-  async function onDisk(): Promise<{ thread: PgliteThread; dir: string }> {
+  /**
+   * Workers started for a thread, the newest last, and a way to stop the newest as a crash would
+   * (terminated from outside, the database not closed), resolved once the thread has seen it go.
+   */
+  function crashable() {
+    const workers: Worker[] = [];
+    return {
+      start: (url: string): Worker => {
+        const worker = new Worker(url);
+        workers.push(worker);
+        return worker;
+      },
+      crash: async (): Promise<void> => {
+        const worker = workers.at(-1)!;
+        const closed = new Promise<void>((resolve) => worker.addEventListener("close", () => resolve(), { once: true }));
+        worker.terminate();
+        await closed;
+      },
+    };
+  }
+  async function onDisk(): Promise<{ thread: PgliteThread; dir: string; crash: () => Promise<void> }> {
     const dir = mkdtempSync(join(tmpdir(), "pglite-restart-"));
     dirs.push(dir);
-    const thread = await openPgliteThread(dir);
+    const workers = crashable();
+    const thread = await openPgliteThread(dir, undefined, workers.start);
     await thread.exec("create table kept (id int primary key)");
-    return { thread, dir };
+    return { thread, dir, crash: workers.crash };
   }
   const ids = async (thread: PgliteThread): Promise<number[]> => (await thread.query<{ id: number }>("select id from kept order by id")).rows.map((r) => r.id);
 
   test("on a data directory it is reopened: committed rows are there, an open transaction's are not, and the call waiting on it failed", async () => {
-    const { thread } = await onDisk();
+    const { thread, crash } = await onDisk();
     const warn = spyOn(console, "warn").mockImplementation(() => {});
     try {
       await thread.query("insert into kept values (1)");
@@ -152,7 +172,7 @@ describe("a PGlite thread that stops outside a call", () => {
         () => "answered",
         (error: Error) => error.message,
       );
-      await thread[STOP_THREAD_FOR_TEST]();
+      await crash();
       expect(await waiting).toBe("the PGlite thread has stopped");
       release();
       await expect(transaction).rejects.toThrow("the PGlite thread has stopped");
@@ -168,10 +188,10 @@ describe("a PGlite thread that stops outside a call", () => {
   }, 60_000);
 
   test("a data directory that has gone is not created anew: calls fail, and fail fast until the retry interval", async () => {
-    const { thread, dir } = await onDisk();
+    const { thread, dir, crash } = await onDisk();
     const error = spyOn(console, "error").mockImplementation(() => {});
     try {
-      await thread[STOP_THREAD_FOR_TEST]();
+      await crash();
       rmSync(dir, { recursive: true, force: true });
       await expect(thread.query("select 1")).rejects.toThrow(`its data directory ${dir} has gone`);
       await expect(thread.query("select 1")).rejects.toThrow(`its data directory ${dir} has gone`);
@@ -184,8 +204,9 @@ describe("a PGlite thread that stops outside a call", () => {
   }, 60_000);
 
   test("in memory it is not reopened (its data went with it): calls fail with the thread's error", async () => {
-    const thread = await openPgliteThread(MEMORY_DATA_DIR);
-    await thread[STOP_THREAD_FOR_TEST]();
+    const workers = crashable();
+    const thread = await openPgliteThread(MEMORY_DATA_DIR, undefined, workers.start);
+    await workers.crash();
     await expect(thread.query("select 1")).rejects.toThrow("the PGlite thread has stopped");
     await thread.close();
   }, 60_000);

@@ -30,16 +30,17 @@ export interface PgliteSession {
   exec(sql: string): Promise<PgliteResults<unknown>[]>;
 }
 
-/** Stops the thread as a crash would, without closing the database: for tests of the restart. */
-export const STOP_THREAD_FOR_TEST: unique symbol = Symbol("stop the PGlite thread");
-
 export interface PgliteThread extends PgliteSession {
   /** Commits when `fn` resolves, rolls back when it throws; other queries wait, as on PGlite itself. */
   transaction<T>(fn: (tx: PgliteSession) => Promise<T>): Promise<T>;
   dumpDataDir(compression?: "none" | "gzip" | "auto"): Promise<Blob>;
   close(): Promise<void>;
-  [STOP_THREAD_FOR_TEST](): Promise<void>;
 }
+
+/** Starts the thread's worker from its script's URL; a caller may give its own (to watch or stop the worker). */
+export type StartWorker = (url: string) => Worker;
+
+const startWorker: StartWorker = (url) => new Worker(url);
 
 function receivedError(sent: SentError): Error {
   const error = Object.assign(new Error(sent.message), sent.fields);
@@ -52,22 +53,18 @@ interface Connection {
   terminate(): void;
   /** Why the thread is gone (it failed or stopped); undefined while it runs. */
   readonly gone: Error | undefined;
-  /** Settles when the thread has gone. */
-  readonly stopped: Promise<void>;
 }
 
 /** A PGlite thread with its database open; calls are numbered and matched to their replies. */
-async function connect(location: string, initialData: Blob | undefined): Promise<Connection> {
-  const worker = new Worker(new URL("./pglite-worker.ts", import.meta.url).href);
+async function connect(location: string, initialData: Blob | undefined, start: StartWorker): Promise<Connection> {
+  const worker = start(new URL("./pglite-worker.ts", import.meta.url).href);
   worker.unref();
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;
   let gone: Error | undefined;
-  const { promise: stopped, resolve: onStopped } = Promise.withResolvers<void>();
 
   const failAll = (error: Error): void => {
     gone ??= error;
-    onStopped();
     for (const call of pending.values()) call.reject(error);
     pending.clear();
     worker.unref();
@@ -107,7 +104,6 @@ async function connect(location: string, initialData: Blob | undefined): Promise
     get gone() {
       return gone;
     },
-    stopped,
   };
 }
 
@@ -131,16 +127,16 @@ const REOPEN_RETRY_MS = 1_000;
  * initial data (from source) initdb runs in a child process instead (`createDataDirInProcess`),
  * whose peak is not this process's.
  */
-export async function openPgliteThread(location: string, initialData?: Blob): Promise<PgliteThread> {
+export async function openPgliteThread(location: string, initialData?: Blob, start: StartWorker = startWorker): Promise<PgliteThread> {
   if (location !== MEMORY_DATA_DIR && !existsSync(join(location, "PG_VERSION"))) {
     if (initialData) {
-      const creator = await connect(location, initialData);
+      const creator = await connect(location, initialData, start);
       await creator.call({ op: "close" }).finally(() => creator.terminate());
     } else {
       await createDataDirInProcess(location);
     }
   }
-  let connection = await connect(location, location === MEMORY_DATA_DIR ? initialData : undefined);
+  let connection = await connect(location, location === MEMORY_DATA_DIR ? initialData : undefined, start);
   let reopening: Promise<Connection> | undefined;
   let failedReopen: { readonly at: number; readonly error: unknown } | undefined;
   let closing: Promise<void> | undefined;
@@ -157,7 +153,7 @@ export async function openPgliteThread(location: string, initialData?: Blob): Pr
     const lost = connection.gone.message;
     // PGlite would create an empty database where the directory has gone: that is not a reopen.
     const reopen = existsSync(join(location, "PG_VERSION"))
-      ? connect(location, undefined)
+      ? connect(location, undefined, start)
       : Promise.reject(new Error(`the PGlite thread stopped and its data directory ${location} has gone`));
     reopening ??= reopen.then(
       (next) => {
@@ -236,10 +232,6 @@ export async function openPgliteThread(location: string, initialData?: Blob): Pr
         () => connection.terminate(),
       );
       return closing;
-    },
-    [STOP_THREAD_FOR_TEST]() {
-      connection.terminate();
-      return connection.stopped;
     },
   };
 }
