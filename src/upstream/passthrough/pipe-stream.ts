@@ -3,7 +3,8 @@ import type { GatewayError } from "../../canonical/gateway-error.ts";
 import type { Usage } from "../../canonical/usage.ts";
 import type { WireApi } from "../../wire/wire-api.ts";
 import { asBuffer } from "../as-buffer.ts";
-import { createStreamClock, type StreamBeat, type StreamLimits } from "../sse/create-stream-clock.ts";
+import { keepClientAlive, newClientLink, sendToClient } from "../sse/client-link.ts";
+import { createStreamClock, type StreamLimits } from "../sse/create-stream-clock.ts";
 import { readNext, type ByteReader } from "../sse/read-first-event.ts";
 import { streamFailures } from "../sse/stream-failures.ts";
 import { createEventFramer } from "./create-event-framer.ts";
@@ -129,11 +130,8 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
   let kept: Uint8Array[] | undefined = request.keepChunks ? [] : undefined;
   let keptBytes = 0;
   let stop: Stop | undefined;
-  let clientGone = false;
+  const link = newClientLink();
   let idled = false;
-  let writing = false;
-  let sink: ReadableStreamDirectController | undefined;
-  let beat: StreamBeat | undefined;
 
   /**
    * Events held back: a terminal event and what followed it, which end the stream unless more comes
@@ -220,23 +218,6 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     return out;
   };
 
-  /** Writes to the client; false once it has gone. */
-  const send = async (controller: ReadableStreamDirectController, bytes: Uint8Array): Promise<boolean> => {
-    if (bytes.byteLength === 0) return true;
-    writing = true;
-    const written = controller.write(bytes);
-    const count = typeof written === "number" ? written : await written;
-    writing = false;
-    // 0: the client has gone away.
-    if (count === 0) {
-      clientGone = true;
-      return false;
-    }
-    controller.flush();
-    if (beat) beat.sent++;
-    return true;
-  };
-
   /** Notes bytes that went out as part of the answer (not keep-alives, not the gateway's error event). */
   const noteSent = (bytes: Uint8Array): void => {
     if (bytes.byteLength === 0) return;
@@ -285,7 +266,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
   const endFiltered = async (controller: ReadableStreamDirectController, blocked: Buffer): Promise<void> => {
     filtered = true;
     await beforeLastBytes();
-    const sent = await send(controller, errorEvent(CONTENT_FILTERED_ERROR));
+    const sent = await sendToClient(link, controller, errorEvent(CONTENT_FILTERED_ERROR));
     const withheld = framer.rest();
     void readFilteredRest(reader, api, withheld.length > 0 ? Buffer.concat([blocked, withheld]) : blocked).then((rest) =>
       report(!sent, CONTENT_FILTERED_ERROR.message, sniffUsage(api, [rest]) ?? inspector.usage),
@@ -298,12 +279,12 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
       try {
         await pipe(controller);
       } finally {
-        beat?.stop();
+        link.beat?.stop();
       }
     },
     cancel: (reason) => {
-      clientGone = true;
-      beat?.stop();
+      link.gone = true;
+      link.beat?.stop();
       void reader.cancel(reason).catch(() => {});
       // A client gone while the filtered ending went out: the drain still reports, with the usage.
       if (!filtered) report(true);
@@ -311,13 +292,8 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
   };
 
   async function pipe(controller: ReadableStreamDirectController): Promise<void> {
-    sink = controller;
-    beat = clock.watch(limits, {
-      quiet: () => {
-        if (writing || stop || clientGone) return;
-        const written = sink?.write(api.keepalive);
-        if (typeof written === "number" && written > 0) sink?.flush();
-      },
+    link.beat = clock.watch(limits, {
+      quiet: () => keepClientAlive(link, controller, api.keepalive, stop !== undefined),
       idle: () => {
         idled = true;
         void reader.cancel().catch(() => {});
@@ -326,20 +302,20 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     let chunk: Uint8Array = first;
     let ending: GatewayError | undefined;
     for (;;) {
-      beat.heard++;
+      link.beat.heard++;
       const step = admit(framer.push(chunk));
       if (!stop && framer.overflowed) stop = { kind: "fail", error: streamFailures.eventTooLarge(limits.maxEventBytes) };
       if (stop) await beforeLastBytes();
       const out = release(rewrite(step.out), step.hold && rewrite(step.hold), stop !== undefined);
       noteSent(out);
-      if (!(await send(controller, out))) break;
+      if (!(await sendToClient(link, controller, out))) break;
       if (stop) break;
       let next: Uint8Array | null;
       try {
         next = await readNext(reader);
       } catch (error) {
-        if (clientGone || request.client.signal.aborted) {
-          clientGone = true;
+        if (link.gone || request.client.signal.aborted) {
+          link.gone = true;
           break;
         }
         // After the terminal event, a broken connection has cost nothing.
@@ -354,7 +330,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
       }
       chunk = next;
     }
-    if (clientGone) {
+    if (link.gone) {
       await reader.cancel().catch(() => {});
       return report(true);
     }
@@ -374,7 +350,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
       if (complete || out.length > 0) {
         await beforeLastBytes();
         noteSent(out);
-        if (!(await send(controller, out))) return report(true);
+        if (!(await sendToClient(link, controller, out))) return report(true);
       }
       if (last?.kind === "end") return report(false, last.failure);
       if (complete) return report(false);
@@ -385,7 +361,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     const error = ending ?? (stop?.kind === "fail" ? stop.error : streamFailures.incomplete());
     await reader.cancel().catch(() => {});
     await beforeLastBytes();
-    const sent = await send(controller, errorEvent(error));
+    const sent = await sendToClient(link, controller, errorEvent(error));
     report(!sent, sent ? error.message : undefined);
     // Resolving pull ends the response; an explicit close() here costs a second, slower ending.
   }

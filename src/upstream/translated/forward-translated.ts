@@ -10,7 +10,8 @@ import { createCallGuard, type AbortCause } from "../create-call-guard.ts";
 import { classifyUpstreamError } from "../classify-upstream-error.ts";
 import { readCappedBody, readErrorText } from "../read-capped-body.ts";
 import { createSseSplitter, type SseSplitter } from "../sse/create-sse-splitter.ts";
-import { createStreamClock, type StreamBeat, type StreamLimits } from "../sse/create-stream-clock.ts";
+import { keepClientAlive, newClientLink, sendToClient } from "../sse/client-link.ts";
+import { createStreamClock, type StreamLimits } from "../sse/create-stream-clock.ts";
 import { createTextTally, type TextTally } from "../sse/create-text-tally.ts";
 import { classifyErrorEvent } from "../sse/classify-error-event.ts";
 import { readNext, type ByteReader, type SseEvent } from "../sse/read-first-event.ts";
@@ -239,10 +240,8 @@ function pipeTranslation(t: Translation, first: StreamEvent[], request: Translat
   const format = request.clientApi.client;
   const keepalive = request.clientApi.keepalive;
   let reported = false;
-  let clientGone = false;
   let idled = false;
-  let writing = false;
-  let beat: StreamBeat | undefined;
+  const link = newClientLink();
   const report = (clientAborted: boolean): void => {
     if (reported) return;
     reported = true;
@@ -259,28 +258,9 @@ function pipeTranslation(t: Translation, first: StreamEvent[], request: Translat
     const pending = request.beforeLastBytes?.();
     if (pending) await pending.catch(() => {});
   };
-  /** Writes to the client; false once it has gone. */
-  const send = async (controller: ReadableStreamDirectController, text: string): Promise<boolean> => {
-    if (text === "") return true;
-    writing = true;
-    const written = controller.write(text);
-    const count = typeof written === "number" ? written : await written;
-    writing = false;
-    if (count === 0) {
-      clientGone = true;
-      return false;
-    }
-    controller.flush();
-    if (beat) beat.sent++;
-    return true;
-  };
   const pipe = async (controller: ReadableStreamDirectController): Promise<void> => {
-    beat = clock.watch(limits, {
-      quiet: () => {
-        if (writing || t.outcome.ended || clientGone) return;
-        const written = controller.write(keepalive);
-        if (typeof written === "number" && written > 0) controller.flush();
-      },
+    link.beat = clock.watch(limits, {
+      quiet: () => keepClientAlive(link, controller, keepalive, t.outcome.ended),
       idle: () => {
         idled = true;
         void t.reader.cancel().catch(() => {});
@@ -290,7 +270,7 @@ function pipeTranslation(t: Translation, first: StreamEvent[], request: Translat
     for (;;) {
       const text = encodeEvents(t, events, format);
       if (t.outcome.ended) await beforeLastBytes();
-      if (!(await send(controller, text))) break;
+      if (!(await sendToClient(link, controller, text))) break;
       if (t.outcome.ended) {
         // The client has the whole answer: leaving now is no abort.
         report(false);
@@ -300,16 +280,16 @@ function pipeTranslation(t: Translation, first: StreamEvent[], request: Translat
       try {
         bytes = await readNext(t.reader);
       } catch (error) {
-        if (clientGone || request.client.signal.aborted) {
-          clientGone = true;
+        if (link.gone || request.client.signal.aborted) {
+          link.gone = true;
           break;
         }
         const code = error !== null && typeof error === "object" && "code" in error ? String(error.code) : "error";
         events = [errorEvent(streamFailures.broken(code))];
         continue;
       }
-      if (clientGone) break;
-      beat.heard++;
+      if (link.gone) break;
+      link.beat.heard++;
       if (bytes === null && idled) {
         events = [errorEvent(streamFailures.idle(limits.idleMs))];
         continue;
@@ -322,7 +302,7 @@ function pipeTranslation(t: Translation, first: StreamEvent[], request: Translat
     }
     // After the terminal event nothing more is wanted (a trailing `[DONE]` at most).
     await t.reader.cancel().catch(() => {});
-    report(clientGone);
+    report(link.gone);
   };
   const source: Bun.DirectUnderlyingSource<Uint8Array> = {
     type: "direct",
@@ -330,12 +310,12 @@ function pipeTranslation(t: Translation, first: StreamEvent[], request: Translat
       try {
         await pipe(controller);
       } finally {
-        beat?.stop();
+        link.beat?.stop();
       }
     },
     cancel: async (reason) => {
-      clientGone = true;
-      beat?.stop();
+      link.gone = true;
+      link.beat?.stop();
       await t.reader.cancel(reason).catch(() => {});
       report(true);
     },

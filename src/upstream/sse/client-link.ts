@@ -1,0 +1,37 @@
+import type { StreamBeat } from "./create-stream-clock.ts";
+
+/**
+ * The client's side of a committed stream, as both paths (pass-through and translated) keep it:
+ * whether a write is under way (a keep-alive must not land inside one), whether the client has
+ * gone, and the beat the stream clock watches.
+ */
+export interface ClientLink {
+  writing: boolean;
+  gone: boolean;
+  beat: StreamBeat | undefined;
+}
+
+export const newClientLink = (): ClientLink => ({ writing: false, gone: false, beat: undefined });
+
+/** Writes `chunk` and flushes it, waiting out backpressure; false once the client has gone (it took 0 bytes). */
+export async function sendToClient(link: ClientLink, controller: ReadableStreamDirectController, chunk: Uint8Array | string): Promise<boolean> {
+  if (chunk.length === 0) return true;
+  link.writing = true;
+  const written = controller.write(chunk);
+  const count = typeof written === "number" ? written : await written;
+  link.writing = false;
+  if (count === 0) {
+    link.gone = true;
+    return false;
+  }
+  controller.flush();
+  if (link.beat) link.beat.sent++;
+  return true;
+}
+
+/** A keep-alive for a quiet client, unless a write is under way, the client has gone or the stream is `done`. */
+export function keepClientAlive(link: ClientLink, controller: ReadableStreamDirectController, keepalive: Uint8Array, done: boolean): void {
+  if (link.writing || link.gone || done) return;
+  const written = controller.write(keepalive);
+  if (typeof written === "number" && written > 0) controller.flush();
+}
