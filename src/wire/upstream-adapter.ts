@@ -4,7 +4,7 @@ import type { CanonicalResponse } from "../canonical/response.ts";
 import type { StreamEvent } from "../canonical/stream-event.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import type { ModelConfig } from "../config/schema.ts";
-import type { SseEvent } from "../upstream/sse/read-first-event.ts";
+import type { SseEvent } from "./sse-event.ts";
 import type { JsonObject } from "../canonical/json-object.ts";
 
 export interface UpstreamRequestContext {

@@ -31,12 +31,6 @@ const RANKS: readonly (readonly [prefix: string, rank: number, unit?: string])[]
   ["src/cache/", 2],
   // One wire API's knowledge, the interface and what the APIs share.
   ["src/wire/", 2, "wire-shared"],
-  ["src/upstream/as-buffer.ts", 2, "wire-shared"],
-  ["src/upstream/read-retry-after.ts", 2, "wire-shared"],
-  ["src/upstream/classify-upstream-error.ts", 2, "wire-shared"],
-  ["src/upstream/sse/read-first-event.ts", 2, "wire-shared"],
-  ["src/upstream/sse/end-of-first-event.ts", 2, "wire-shared"],
-  ["src/upstream/sse/create-sse-splitter.ts", 2, "wire-shared"],
   ["src/wire/messages/", 3],
   ["src/wire/chat/", 3],
   ["src/wire/responses/", 3],

@@ -2,7 +2,7 @@ import { fail } from "../../canonical/gateway-error.ts";
 import { isJsonObject } from "../../canonical/json-object.ts";
 import type { WireApi } from "../../wire/wire-api.ts";
 import { classifyErrorEvent } from "../sse/classify-error-event.ts";
-import type { SseEvent } from "../sse/read-first-event.ts";
+import type { SseEvent } from "../../wire/sse-event.ts";
 
 /**
  * Checks an event that arrives before anything is committed to the client, where a failure may

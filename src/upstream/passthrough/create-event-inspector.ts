@@ -2,7 +2,7 @@ import type { Usage } from "../../canonical/usage.ts";
 import type { JsonObject } from "../../canonical/json-object.ts";
 import type { Verdict } from "../../wire/stream-inspector.ts";
 import type { WireApi } from "../../wire/wire-api.ts";
-import { upstreamErrorMessage } from "../classify-upstream-error.ts";
+import { upstreamErrorMessage } from "../../wire/classify-upstream-error.ts";
 import { createTextTally, type TextTally } from "../sse/create-text-tally.ts";
 import { fromLatin1 } from "./for-each-event.ts";
 

@@ -1,5 +1,5 @@
 import { fail } from "../../canonical/gateway-error.ts";
-import { classifyUpstreamError } from "../classify-upstream-error.ts";
+import { classifyUpstreamError } from "../../wire/classify-upstream-error.ts";
 import { callFailure } from "../call-failure.ts";
 import { createCallGuard, type AbortCause } from "../create-call-guard.ts";
 import { readCappedBody, readErrorText } from "../read-capped-body.ts";

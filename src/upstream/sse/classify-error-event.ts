@@ -1,8 +1,8 @@
 import type { GatewayError } from "../../canonical/gateway-error.ts";
 import { isJsonObject } from "../../canonical/json-object.ts";
 import type { UpstreamAdapter } from "../../wire/upstream-adapter.ts";
-import { classifyUpstreamError } from "../classify-upstream-error.ts";
-import type { SseEvent } from "./read-first-event.ts";
+import { classifyUpstreamError } from "../../wire/classify-upstream-error.ts";
+import type { SseEvent } from "../../wire/sse-event.ts";
 
 /** Error `type` / `code` values of the three APIs (and compatible servers) by what they mean. */
 const OVERLOADED: ReadonlySet<unknown> = new Set(["overloaded_error", "service_unavailable_error", "server_is_overloaded", "slow_down"]);

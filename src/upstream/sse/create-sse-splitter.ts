@@ -1,4 +1,5 @@
-import { parseSseEvent, type SseEvent } from "./read-first-event.ts";
+import { parseSseEvent } from "./read-first-event.ts";
+import type { SseEvent } from "../../wire/sse-event.ts";
 
 export interface SseSplitter {
   /** Feeds bytes; returns the events completed by them (those split across chunks wait for the rest). */

@@ -1,12 +1,7 @@
 import { fail } from "../../canonical/gateway-error.ts";
 import { asBuffer } from "../as-buffer.ts";
+import type { SseEvent } from "../../wire/sse-event.ts";
 import { endOfFirstEvent } from "./end-of-first-event.ts";
-
-/** One parsed SSE event: its `event:` name (if any) and its joined `data:` lines. */
-export interface SseEvent {
-  readonly event: string | undefined;
-  readonly data: string;
-}
 
 /** Parses the text of one SSE event block; comment lines (`:`) are skipped. */
 export function parseSseEvent(block: string): SseEvent {

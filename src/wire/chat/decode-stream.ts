@@ -3,8 +3,8 @@ import type { Usage } from "../../canonical/usage.ts";
 import { ZERO_USAGE } from "../../canonical/usage.ts";
 import { decodeChatStopReason } from "./map-stop-reason.ts";
 import { decodeChatUsage } from "./map-usage.ts";
-import { classifyUpstreamError } from "../../upstream/classify-upstream-error.ts";
-import type { SseEvent } from "../../upstream/sse/read-first-event.ts";
+import { classifyUpstreamError } from "../classify-upstream-error.ts";
+import type { SseEvent } from "../sse-event.ts";
 import type { StreamDecoder } from "../upstream-adapter.ts";
 import { isJsonObject } from "../../canonical/json-object.ts";
 

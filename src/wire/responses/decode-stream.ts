@@ -1,7 +1,7 @@
 import type { StreamEvent } from "../../canonical/stream-event.ts";
 import { decodeResponsesStopReason } from "./map-stop-reason.ts";
 import { decodeResponsesUsage } from "./map-usage.ts";
-import type { SseEvent } from "../../upstream/sse/read-first-event.ts";
+import type { SseEvent } from "../sse-event.ts";
 import type { StreamDecoder } from "../upstream-adapter.ts";
 import { classifyResponsesFailure } from "./classify-responses-failure.ts";
 import { reasoningSignature, reasoningText } from "./read-output-item.ts";

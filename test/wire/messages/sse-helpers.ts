@@ -1,5 +1,6 @@
 import type { StreamEvent } from "../../../src/canonical/stream-event.ts";
-import { parseSseEvent, type SseEvent } from "../../../src/upstream/sse/read-first-event.ts";
+import { parseSseEvent } from "../../../src/upstream/sse/read-first-event.ts";
+import type { SseEvent } from "../../../src/wire/sse-event.ts";
 import type { StreamDecoder } from "../../../src/wire/upstream-adapter.ts";
 
 /** Splits an SSE body into parsed events (blank blocks skipped). */

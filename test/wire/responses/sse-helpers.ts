@@ -1,5 +1,6 @@
 import type { StreamEvent } from "../../../src/canonical/stream-event.ts";
-import { parseSseEvent, type SseEvent } from "../../../src/upstream/sse/read-first-event.ts";
+import { parseSseEvent } from "../../../src/upstream/sse/read-first-event.ts";
+import type { SseEvent } from "../../../src/wire/sse-event.ts";
 import { responsesStreamDecoder } from "../../../src/wire/responses/decode-stream.ts";
 
 /** The SSE events of a whole stream body, in order. */

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { readRetryAfter } from "../../src/upstream/read-retry-after.ts";
+import { readRetryAfter } from "../../src/wire/read-retry-after.ts";
 
 test("retry-after-ms first, then retry-after in seconds or as an HTTP date; nonsense is no wait", () => {
   const now = Date.UTC(2026, 0, 1, 12, 0, 0);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { classifyUpstreamError } from "../../src/upstream/classify-upstream-error.ts";
+import { classifyUpstreamError } from "../../src/wire/classify-upstream-error.ts";
 
 const anthropicBody = (type: string, message: string) => JSON.stringify({ type: "error", error: { type, message } });
 const openaiBody = (message: string) => JSON.stringify({ error: { message, type: "x", param: null, code: null } });
