@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
-import { readErrorObject } from "../read-error-object.ts";
+import { isErrorEvent, readErrorObject } from "../read-error-object.ts";
 import type { UpstreamErrorEvent } from "../upstream-adapter.ts";
 
 /**
@@ -12,6 +12,6 @@ export function readResponsesErrorEvent(name: string | undefined, event: JsonObj
     const error = isJsonObject(event.response) ? event.response.error : undefined;
     return isJsonObject(error) ? readErrorObject(error) : { kinds: [], message: undefined };
   }
-  if (name !== "error" && event.type !== "error" && !(event.type === undefined && isJsonObject(event.error))) return undefined;
+  if (!isErrorEvent(name, event)) return undefined;
   return readErrorObject(isJsonObject(event.error) ? event.error : event);
 }
