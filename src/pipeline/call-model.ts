@@ -16,6 +16,7 @@ import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
 import { normalizeToolIds } from "../routing/normalize-tool-ids.ts";
 import { stripForeignThinking } from "../routing/strip-foreign-thinking.ts";
 import { forwardTranslated } from "../upstream/translated/forward-translated.ts";
+import { stringifyAsSent } from "./stringify-as-sent.ts";
 import type { StreamOutcome } from "../upstream/translated/stream-outcome.ts";
 import type { JsonObject } from "../canonical/json-object.ts";
 
@@ -120,7 +121,8 @@ async function passThrough(call: ModelCall, name: string, model: ModelConfig, wa
   const forwarded = await forwardSameFormat({
     url: provider.baseUrl + api.path,
     headers: buildForwardHeaders(api, clientHeaders, provider, call.stream),
-    body: JSON.stringify(body),
+    // The members the gateway left alone (most of a big conversation) go as the client sent them.
+    body: stringifyAsSent(body, call.body),
     stream: call.stream,
     client: call.client,
     timeoutMs: call.timeoutMs,

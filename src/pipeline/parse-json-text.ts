@@ -1,18 +1,27 @@
 import { invalidRequest } from "../canonical/gateway-error.ts";
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from "./exceeds-json-depth.ts";
+import { isJsonObject } from "../canonical/json-object.ts";
+import { MAX_JSON_DEPTH } from "./exceeds-json-depth.ts";
+import { scanJsonText } from "./scan-json-text.ts";
+import { keepSentMembers } from "./stringify-as-sent.ts";
 
 /**
  * Parses JSON text from a client, refusing text nested deeper than MAX_JSON_DEPTH (checked by a
- * scan before the parse, so a hostile body costs one pass over its text and nothing more).
+ * scan before the parse, so a hostile body costs one pass over its text and nothing more). The
+ * same scan finds where an object's top-level members lie: the body can be sent on as it came,
+ * less the members the gateway replaces (`stringifyAsSent`), without serialising it again.
  */
 export function parseJsonText(text: string): unknown {
-  if (exceedsJsonDepth(text, MAX_JSON_DEPTH)) {
+  const scan = scanJsonText(text, MAX_JSON_DEPTH, true);
+  if (scan.tooDeep) {
     throw invalidRequest(`request body nests arrays and objects deeper than the limit of ${MAX_JSON_DEPTH} levels`);
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     // The parser's own message may quote the body, so it is not passed on.
     throw invalidRequest(/^\s*$/.test(text) ? "request body is required" : "request body is not valid JSON");
   }
+  if (scan.members && isJsonObject(value)) keepSentMembers(value, text, scan.members);
+  return value;
 }

@@ -1,0 +1,95 @@
+import { describe, expect, test } from "bun:test";
+import type { JsonObject } from "../../src/canonical/json-object.ts";
+import { parseJsonText } from "../../src/pipeline/parse-json-text.ts";
+import { stringifyAsSent } from "../../src/pipeline/stringify-as-sent.ts";
+
+const parse = (text: string): JsonObject => parseJsonText(text) as JsonObject;
+
+const CONVERSATION = {
+  model: "normal",
+  max_tokens: 256,
+  system: [{ type: "text", text: 'Be brief. {"not": ["a", "member"]}, "model": "x"' }],
+  messages: [
+    { role: "user", content: [{ type: "text", text: "quotes \" and \\ backslashes \\\" [ { ] }" }] },
+    { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "Read", input: { path: "/a", nested: { deep: [1, [2, [3]]] } } }] },
+  ],
+  metadata: { user_id: "u1" },
+  stream: false,
+  temperature: 0.5,
+};
+
+describe("stringifyAsSent", () => {
+  test("compact text with members replaced, added and removed comes out as JSON.stringify would write it", () => {
+    const sent = parse(JSON.stringify(CONVERSATION));
+    const body: JsonObject = { ...sent, model: "sim-all" };
+    delete body.temperature;
+    body.thinking = { type: "adaptive" };
+    body.max_tokens = 256;
+    body.metadata = undefined;
+    expect(stringifyAsSent(body, sent)).toBe(JSON.stringify(body));
+  });
+
+  test("an unchanged member keeps the client's spacing and escapes, the same JSON value", () => {
+    const text = `{ "model" : "normal",\n  "messages": [ {"role": "user", "content": "caf\\u00e9 \\/ ok"} ] ,"max_tokens":  7 }`;
+    const sent = parse(text);
+    const body = { ...sent, model: "sim-all" };
+    const out = stringifyAsSent(body, sent);
+    expect(out).toBe(`{"model":"sim-all","messages": [ {"role": "user", "content": "caf\\u00e9 \\/ ok"} ],"max_tokens":  7}`);
+    expect(JSON.parse(out)).toEqual(body);
+  });
+
+  test("keys with escapes are matched by what they parse to", () => {
+    const sent = parse(`{"mod\\u0065l":"normal","a\\"b":1,"messages":[]}`);
+    expect(Object.keys(sent)).toEqual(["model", 'a"b', "messages"]);
+    const body = { ...sent, model: "sim-all" };
+    expect(JSON.parse(stringifyAsSent(body, sent))).toEqual(body);
+    expect(stringifyAsSent(body, sent)).toBe(`{"model":"sim-all","a\\"b":1,"messages":[]}`);
+  });
+
+  test("a repeated key is not cut from the text: the body is serialised", () => {
+    const sent = parse(`{"model":"a","messages":[1],"model":"b"}`);
+    expect(sent.model).toBe("b");
+    expect(stringifyAsSent({ ...sent }, sent)).toBe(JSON.stringify(sent));
+  });
+
+  test("a member whose nested value was replaced is serialised anew", () => {
+    const sent = parse(JSON.stringify(CONVERSATION));
+    const messages = (sent.messages as unknown[]).slice(0, 1);
+    const body = { ...sent, messages };
+    expect(stringifyAsSent(body, sent)).toBe(JSON.stringify(body));
+  });
+
+  test("a `__proto__` member stays a member", () => {
+    const sent = parse(`{"__proto__":{"x":1},"model":"normal"}`);
+    const body = { ...sent, model: "m" };
+    expect(stringifyAsSent(body, sent)).toBe(`{"__proto__":{"x":1},"model":"m"}`);
+  });
+
+  test("a body not parsed from a client's text is serialised", () => {
+    const sent = JSON.parse(JSON.stringify(CONVERSATION)) as JsonObject;
+    const body = { ...sent, model: "m" };
+    expect(stringifyAsSent(body, sent)).toBe(JSON.stringify(body));
+  });
+
+  test("generated bodies: compact text gives JSON.stringify's bytes, other spacing the same value (fixed seed)", () => {
+    let seed = 7;
+    const next = () => (seed = (Math.imul(seed, 1_664_525) + 1_013_904_223) >>> 0) / 2 ** 32;
+    const values = [null, true, 0, -1.5e-7, 12345678, "", "x\"y\\z\n", "[{", [], {}, [1, { a: "]" }], { b: { c: [] } }];
+    const names = ["model", "messages", "stream", "a", "", "é", "🚀", '"', "\\", "10", "2"];
+    for (let round = 0; round < 500; round++) {
+      const doc: JsonObject = {};
+      for (let i = Math.floor(next() * 6); i > 0; i--) doc[names[Math.floor(next() * names.length)]!] = values[Math.floor(next() * values.length)];
+      const spaced = next() < 0.5;
+      const sent = parse(JSON.stringify(doc, null, spaced ? 2 : undefined));
+      const body: JsonObject = { ...sent };
+      for (const name of names) {
+        const roll = next();
+        if (roll < 0.15) body[name] = values[Math.floor(next() * values.length)];
+        else if (roll < 0.25) delete body[name];
+      }
+      const out = stringifyAsSent(body, sent);
+      if (spaced) expect(JSON.parse(out)).toEqual(JSON.parse(JSON.stringify(body)));
+      else expect(out).toBe(JSON.stringify(body));
+    }
+  });
+});
