@@ -1,4 +1,4 @@
-import { parseSseEvent } from "./read-first-event.ts";
+import { parseSseEvent, readSseEvent } from "./read-first-event.ts";
 import type { SseEvent } from "../../wire/sse-event.ts";
 
 export interface SseSplitter {
@@ -25,16 +25,20 @@ export function createSseSplitter(maxEventBytes = Number.POSITIVE_INFINITY): Sse
     const events: SseEvent[] = [];
     let from = 0;
     for (;;) {
-      const end = pending.indexOf("\n\n", from);
+      // Most events are one line: its end, followed by a blank line, ends the event (one search, not two).
+      let end = pending.indexOf("\n", from);
       if (end < 0) break;
-      const block = pending.slice(from, end);
-      from = end + 2;
-      if (block.length > maxEventBytes) {
+      if (pending.charCodeAt(end + 1) !== 10) {
+        end = pending.indexOf("\n\n", end);
+        if (end < 0) break;
+      }
+      if (end - from > maxEventBytes) {
         overflowed = true;
         pending = "";
         return events;
       }
-      const event = parseSseEvent(block);
+      const event = readSseEvent(pending, from, end);
+      from = end + 2;
       if (event.data !== "" || event.event !== undefined) events.push(event);
     }
     pending = from === 0 ? pending : pending.slice(from);

@@ -4,15 +4,32 @@ import type { SseEvent } from "../../wire/sse-event.ts";
 import { endOfFirstEvent } from "./end-of-first-event.ts";
 
 /** Parses the text of one SSE event block; comment lines (`:`) are skipped. */
-export function parseSseEvent(block: string): SseEvent {
+export const parseSseEvent = (block: string): SseEvent => readSseEvent(block, 0, block.length);
+
+/**
+ * Parses the SSE event block `text[from, to)` in place: each line is read where it lies, and only
+ * a field's value is copied out (no split into lines, no join for the usual single `data:` line).
+ * A line's trailing `\r` is dropped; the last `event:` counts; `data:` lines join with `\n`.
+ */
+export function readSseEvent(text: string, from: number, to: number): SseEvent {
   let event: string | undefined;
-  const data: string[] = [];
-  for (const rawLine of block.split("\n")) {
-    const line = rawLine.endsWith("\r") ? rawLine.slice(0, -1) : rawLine;
-    if (line.startsWith("event:")) event = line.slice(6).trim();
-    else if (line.startsWith("data:")) data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
+  let data: string | undefined;
+  let at = from;
+  while (at <= to) {
+    let lineEnd = text.indexOf("\n", at);
+    if (lineEnd < 0 || lineEnd > to) lineEnd = to;
+    const next = lineEnd + 1;
+    if (lineEnd > at && text.charCodeAt(lineEnd - 1) === 13) lineEnd--;
+    if (text.startsWith("data:", at) && at + 5 <= lineEnd) {
+      const start = at + 5 < lineEnd && text.charCodeAt(at + 5) === 32 ? at + 6 : at + 5;
+      const piece = text.slice(start, lineEnd);
+      data = data === undefined ? piece : `${data}\n${piece}`;
+    } else if (text.startsWith("event:", at) && at + 6 <= lineEnd) {
+      event = text.slice(at + 6, lineEnd).trim();
+    }
+    at = next;
   }
-  return { event, data: data.join("\n") };
+  return { event, data: data ?? "" };
 }
 
 /** The part of a stream reader the gateway uses (fetch bodies and test streams both fit). */

@@ -191,7 +191,7 @@ function decodeBytes(t: Translation, bytes: Uint8Array | null, adapter: Upstream
     if (checking) check?.(upstreamEvent);
     const [next, produced] = adapter.stream.step(t.decoder, upstreamEvent);
     t.decoder = next;
-    events.push(...produced);
+    for (const event of produced) events.push(event);
     if (checking && !onlyStart(produced)) checking = false;
   }
   if (t.splitter.overflowed) events.push(errorEvent(streamFailures.eventTooLarge(maxEventBytes)));
