@@ -46,7 +46,7 @@ export function spawnSim(group: ChildGroup): { child: Child; url: string; port: 
  * Starts the simulated upstream, the bare proxy and the gateway, each in its own process so none
  * shares an event loop with another or with the load generator, then makes a gateway API key.
  * With `baselineDir`, a second gateway from that checkout joins them, on the same config and sim
- * but with its own PGlite data and account.
+ * and Redis (if any) but with its own PGlite data and account.
  */
 export async function startProcesses(group: ChildGroup, options: StartOptions): Promise<BenchProcesses> {
   const { dir } = options;
@@ -82,7 +82,8 @@ export async function startProcesses(group: ChildGroup, options: StartOptions): 
           configPath,
           dataDir: join(dir, "baseline-data"),
           databaseUrl: undefined,
-          redisUrl: undefined,
+          // One Redis serves both: every key the gateways write names its own account.
+          redisUrl: options.redisUrl,
           cpuProfDir: undefined,
         });
 

@@ -5,11 +5,13 @@ export function createMemoryPinStore(maxPins: number, now: () => number = Date.n
   const pins = new Map<string, { pin: ConversationPin; expiresAt: number }>();
   return {
     kind: "memory",
-    get(key) {
+    get(key, ttlMs) {
       const entry = pins.get(key);
       if (!entry) return null;
       pins.delete(key);
-      if (entry.expiresAt <= now()) return null;
+      const at = now();
+      if (entry.expiresAt <= at) return null;
+      if (ttlMs !== undefined) entry.expiresAt = at + ttlMs;
       pins.set(key, entry);
       return entry.pin;
     },

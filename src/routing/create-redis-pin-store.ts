@@ -27,7 +27,8 @@ export interface RedisPinStoreOptions {
 }
 
 /**
- * The pin map shared by every instance: one Redis string per conversation with a PX expiry.
+ * The pin map shared by every instance: one Redis string per conversation with a PX expiry, which
+ * each read renews.
  * A Redis failure is a miss (the conversation is classified afresh), never a failed request; the
  * link logs the outage once, not each miss.
  */
@@ -35,9 +36,10 @@ export function createRedisPinStore(options: RedisPinStoreOptions): PinStore {
   const { link, prefix } = options;
   return {
     kind: "redis",
-    get(key) {
+    get(key, ttlMs) {
       if (!link.up) return null;
-      return link.send("GET", [prefix + key]).then(
+      // GETEX (Redis 6.2+): the read and the new expiry in one command.
+      return link.send(ttlMs === undefined ? "GET" : "GETEX", ttlMs === undefined ? [prefix + key] : [prefix + key, "PX", String(ttlMs)]).then(
         (text) => readPin(typeof text === "string" ? text : null),
         () => null,
       );

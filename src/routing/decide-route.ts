@@ -92,6 +92,17 @@ function noModelFits(routing: Routing, tier: Tier, needs: ModelRequirements): Ga
   return fail("NoModelFits", `no model of the \`${tier}\` tier can serve this request (${reasons.join(", ")})`);
 }
 
+function samePin(a: ConversationPin, b: ConversationPin): boolean {
+  return (
+    a.model === b.model &&
+    a.taskClass === b.taskClass &&
+    a.baseEffort === b.baseEffort &&
+    a.escalation.steps === b.escalation.steps &&
+    a.escalation.seen === b.escalation.seen &&
+    (a.foreignTurns ?? 0) === (b.foreignTurns ?? 0)
+  );
+}
+
 /**
  * The routing decision for one request: the conversation's pin and escalation, the classifier
  * (behind the decision cache) unless the agent loop continues, the pick, and the failover
@@ -109,7 +120,9 @@ export async function decideRoute(routing: Routing, input: DecideRouteInput): Pr
     apis: input.apis,
   };
   const key = conversationKey(input.principal.accountId, tier, request, input.sessionId);
-  const pin = await routing.pins.get(key);
+  const ttl = config.routing.conversations.pinTtlMs;
+  // A dry run (explain) reads the pin without renewing it.
+  const pin = await routing.pins.get(key, input.dryRun === true ? undefined : ttl);
   const escalation: EscalationState = updateEscalation(pin?.escalation ?? NO_ESCALATION, signals, routing.escalation);
   const loop = continuesLoop({ config, tier, pin, needs, signals });
   const classified = loop ? null : await classify(routing, tier, signals, input.dryRun === true);
@@ -122,7 +135,6 @@ export async function decideRoute(routing: Routing, input: DecideRouteInput): Pr
     isAvailable: routing.breaker.isAvailable,
   });
   if (candidates.length === 0) throw noModelFits(routing, tier, needs);
-  const ttl = config.routing.conversations.pinTtlMs;
   return {
     tier,
     ...pick,
@@ -145,7 +157,8 @@ export async function decideRoute(routing: Routing, input: DecideRouteInput): Pr
         escalation,
         ...(foreignTurns > 0 ? { foreignTurns } : {}),
       };
-      await routing.pins.set(key, next, ttl);
+      // The read renewed the pin: an unchanged one needs no write.
+      if (!pin || !samePin(pin, next)) await routing.pins.set(key, next, ttl);
       if (options.responseId) await routing.pins.set(responseConversationKey(input.principal.accountId, tier, options.responseId), next, ttl);
     },
   };

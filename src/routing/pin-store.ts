@@ -24,7 +24,12 @@ export interface ConversationPin {
 /** The pin map: in process by default, Redis when REDIS_URL is set. Both expire pins after a TTL. */
 export interface PinStore {
   readonly kind: "memory" | "redis";
-  get(key: string): ConversationPin | null | Promise<ConversationPin | null>;
+  /**
+   * The conversation's pin; with `ttlMs`, its life extended to that from now in the same call, so
+   * a conversation in use stays pinned and an answer that leaves the pin as it was needs no write.
+   * Without it (a dry run), the pin is only read.
+   */
+  get(key: string, ttlMs?: number): ConversationPin | null | Promise<ConversationPin | null>;
   set(key: string, pin: ConversationPin, ttlMs: number): void | Promise<void>;
   close(): Promise<void>;
 }

@@ -37,6 +37,26 @@ describe("decideRoute", () => {
     expect(plain).toMatchObject({ source: "default", taskClass: "general", effort: "medium" });
   });
 
+  test("the read renews the pin: an answer that leaves it as it was writes nothing, a changed one writes it; a dry run renews nothing", async () => {
+    const store = createMemoryPinStore(100);
+    const writes: string[] = [];
+    const reads: (number | undefined)[] = [];
+    const pins = {
+      ...store,
+      get: (key: string, ttlMs?: number) => (reads.push(ttlMs), store.get(key, ttlMs)),
+      set: (key: string, pin: Parameters<typeof store.set>[1], ttlMs: number) => (writes.push(pin.model), store.set(key, pin, ttlMs)),
+    };
+    const r = routing({ pins });
+    const turn1 = ask("There is a bug in the login form");
+    await (await decide(r, turn1)).recordOutcome("sim-normal");
+    await (await decide(r, turn1)).recordOutcome("sim-normal");
+    await (await decide(r, turn1)).recordOutcome("sim-normal-b");
+    await decideRoute(r, { principal: { accountId: "acc" }, tier: "normal", request: turn1, format: "messages", dryRun: true });
+    expect(writes).toEqual(["sim-normal", "sim-normal-b"]);
+    const ttl = config.routing.conversations.pinTtlMs;
+    expect(reads).toEqual([ttl, ttl, ttl, undefined]);
+  });
+
   test("after an answer the tool loop continues on the pinned model, and a new turn sticks to it", async () => {
     const r = routing();
     const turn1 = ask("There is a bug in the login form");

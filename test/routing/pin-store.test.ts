@@ -20,6 +20,20 @@ describe("memory pin store", () => {
     now = 100;
     expect(store.get("a")).toBeNull();
   });
+
+  test("a read with a TTL renews the pin; a read without one does not", () => {
+    let now = 0;
+    const store = createMemoryPinStore(10, () => now);
+    store.set("a", pin, 100);
+    store.set("b", pin, 100);
+    now = 90;
+    expect(store.get("a", 100)).toEqual(pin);
+    expect(store.get("b")).toEqual(pin);
+    now = 150;
+    expect([store.get("a"), store.get("b")]).toEqual([pin, null]);
+    now = 190;
+    expect(store.get("a")).toBeNull();
+  });
 });
 
 describe("redis pin store", () => {
@@ -49,8 +63,16 @@ describe("redis pin store", () => {
     expect(await store.get("short")).toEqual(pin);
     // Redis expires the key itself; poll for it rather than sleep a fixed time.
     const deadline = Date.now() + 5_000;
-    while ((await store.get("short")) !== null && Date.now() < deadline) await Bun.sleep(20);
+    while ((await admin.exists(`${prefix}short`)) && Date.now() < deadline) await Bun.sleep(20);
     expect(await store.get("short")).toBeNull();
+  });
+
+  test("a read with a TTL renews the pin in the same command; a read without one leaves the TTL", async () => {
+    await store.set("renewed", pin, 1_000);
+    expect(await store.get("renewed")).toEqual(pin);
+    expect(await admin.pttl(`${prefix}renewed`)).toBeLessThanOrEqual(1_000);
+    expect(await store.get("renewed", 60_000)).toEqual(pin);
+    expect(await admin.pttl(`${prefix}renewed`)).toBeGreaterThan(50_000);
   });
 
   test("a malformed value reads as no pin", async () => {
