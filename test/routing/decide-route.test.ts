@@ -43,8 +43,14 @@ describe("decideRoute", () => {
     const reads: (number | undefined)[] = [];
     const pins = {
       ...store,
-      get: (key: string, ttlMs?: number) => (reads.push(ttlMs), store.get(key, ttlMs)),
-      set: (key: string, pin: Parameters<typeof store.set>[1], ttlMs: number) => (writes.push(pin.model), store.set(key, pin, ttlMs)),
+      get(key: string, ttlMs?: number) {
+        reads.push(ttlMs);
+        return store.get(key, ttlMs);
+      },
+      set(key: string, pin: Parameters<typeof store.set>[1], ttlMs: number) {
+        writes.push(pin.model);
+        return store.set(key, pin, ttlMs);
+      },
     };
     const r = routing({ pins });
     const turn1 = ask("There is a bug in the login form");
