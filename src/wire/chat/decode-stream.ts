@@ -7,6 +7,7 @@ import { classifyUpstreamError } from "../classify-upstream-error.ts";
 import type { SseEvent } from "../sse-event.ts";
 import type { StreamDecoder } from "../upstream-adapter.ts";
 import { isJsonObject } from "../../canonical/json-object.ts";
+import { type ChunkShape, fillChunkShape, learnChunkShape } from "./chunk-shape.ts";
 
 /** Decoder state. It belongs to one stream and `step` updates it in place (one allocation per stream, not per event). */
 export interface ChatDecodeState {
@@ -25,7 +26,21 @@ export interface ChatDecodeState {
   finishReason: string | null;
   refused: boolean;
   usage: Usage | null;
+  /** The shape of this stream's text chunks, once learned: those read without JSON.parse. */
+  shape: ChunkShape | null;
+  /** Chunks the decoder may still learn a shape from (each try costs a search and a parse). */
+  shapeTries: number;
+  /** Chunks read through a shape: every SHAPE_REFILL of them earn a try back. */
+  shapeFills: number;
 }
+
+/** Enough for a stream's kinds of text chunk (reasoning, content, a call's arguments) to each get a turn. */
+const SHAPE_TRIES = 4;
+/**
+ * A shape that served this many chunks earns a try back, so a stream whose repeated bytes change now
+ * and then (xAI's `created` ticks each second) learns again, at no more than one try per this many.
+ */
+const SHAPE_REFILL = 32;
 
 const failure = (message: string): StreamEvent => ({ type: "error", error: { status: 502, type: "upstream_error", message } });
 
@@ -116,13 +131,25 @@ function finish(state: ChatDecodeState, out: StreamEvent[]): void {
   out.push({ type: "finish", stopReason: decodeChatStopReason(state.finishReason, state.refused), usage: state.usage ?? ZERO_USAGE });
 }
 
-function stepChunk(state: ChatDecodeState, data: string): StreamEvent[] {
+function parseChunk(state: ChatDecodeState, data: string): unknown {
   let parsed: unknown;
   try {
     parsed = JSON.parse(data);
   } catch {
-    parsed = undefined;
+    return undefined;
   }
+  if (state.started && state.shapeTries > 0 && isJsonObject(parsed)) {
+    const shape = learnChunkShape(data, parsed);
+    if (shape) state.shape = shape;
+    state.shapeTries--;
+  }
+  return parsed;
+}
+
+function stepChunk(state: ChatDecodeState, data: string): StreamEvent[] {
+  let parsed: unknown = state.shape !== null ? fillChunkShape(state.shape, data) : undefined;
+  if (parsed === undefined) parsed = parseChunk(state, data);
+  else if (++state.shapeFills % SHAPE_REFILL === 0 && state.shapeTries < SHAPE_TRIES) state.shapeTries++;
   if (!isJsonObject(parsed) || ("error" in parsed && parsed.error !== null)) {
     state.ended = true;
     return [isJsonObject(parsed) ? upstreamFailure(parsed) : failure("upstream sent a malformed stream event")];
@@ -162,10 +189,14 @@ export const chatStreamDecoder: StreamDecoder<ChatDecodeState> = {
     finishReason: null,
     refused: false,
     usage: null,
+    shape: null,
+    shapeTries: SHAPE_TRIES,
+    shapeFills: 0,
   }),
   step(state, event: SseEvent) {
     if (state.ended || event.data === "") return [state, []];
-    if (event.data.trim() === "[DONE]") {
+    // A chunk is a JSON object: only data that does not open one can be the `[DONE]` terminator.
+    if (event.data.charCodeAt(0) !== 0x7b && event.data.trim() === "[DONE]") {
       if (state.finishReason === null) {
         state.ended = true;
         return [state, [failure("upstream stream ended before the answer finished")]];

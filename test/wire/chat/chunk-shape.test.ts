@@ -1,0 +1,99 @@
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { StreamEvent } from "../../../src/canonical/stream-event.ts";
+import { fillChunkShape, learnChunkShape } from "../../../src/wire/chat/chunk-shape.ts";
+import { type ChatDecodeState, chatStreamDecoder } from "../../../src/wire/chat/decode-stream.ts";
+import type { StreamDecoder } from "../../../src/wire/upstream-adapter.ts";
+import { decodeSseText } from "./decode-sse-text.ts";
+
+/** The decoder with shapes switched off: every chunk through JSON.parse, the reference. */
+const parsingOnly: StreamDecoder<ChatDecodeState> = { ...chatStreamDecoder, initial: () => ({ ...chatStreamDecoder.initial(), shapeTries: 0 }) };
+
+const sse = (...payloads: string[]): string => payloads.map((p) => `data: ${p}\n\n`).join("");
+const both = (text: string): [StreamEvent[], StreamEvent[]] => [decodeSseText(chatStreamDecoder, text), decodeSseText(parsingOnly, text)];
+
+/** How many of the stream's chunks were read through a shape rather than parsed. */
+function shapedChunks(text: string): number {
+  let state = chatStreamDecoder.initial();
+  let filled = 0;
+  for (const block of text.split("\n\n").filter((b) => b.startsWith("data: {"))) {
+    const data = block.slice(6);
+    if (state.shape !== null && fillChunkShape(state.shape, data) !== undefined) filled++;
+    state = chatStreamDecoder.step(state, { event: undefined, data })[0];
+  }
+  return filled;
+}
+
+const head = '{"id":"chatcmpl-s","object":"chat.completion.chunk","created":1,"model":"up","choices":[{"index":0,"delta":';
+const tail = ',"logprobs":null,"finish_reason":null}],"usage":null}';
+const content = (literal: string): string => `${head}{"content":${literal}}${tail}`;
+const opening = `${head}{"role":"assistant","content":""}${tail}`;
+const finishing = `${head}{},"logprobs":null,"finish_reason":"stop"}],"usage":null}`;
+
+describe("chunk shapes: a stream reads the same with and without them", () => {
+  const corpus = join(import.meta.dir, "..", "..", "fixtures", "providers", "openai-chat");
+  for (const file of readdirSync(corpus).filter((name) => name.endsWith(".chunks.txt"))) {
+    test(`recorded ${file}`, () => {
+      const lines = readFileSync(join(corpus, file), "utf8").split("\n").filter((line) => line.trim() !== "");
+      const [shaped, parsed] = both(sse(...lines, "[DONE]"));
+      expect(shaped).toEqual(parsed);
+      expect(shaped.length).toBeGreaterThan(3);
+      // Most chunks of a recorded answer are text chunks of one shape: all but the first of each
+      // kind, the opening and closing chunks, and one a second where xAI's `created` ticks.
+      expect(shapedChunks(sse(...lines))).toBeGreaterThanOrEqual(Math.min(lines.length - 5, lines.length * 0.9));
+    });
+  }
+
+  test("escapes, non-ASCII and empty text in the hole", () => {
+    const [shaped, parsed] = both(sse(opening, content('"a"'), content('"b \\"q\\" \\n \\u00e9"'), content('""'), content('"漢字 🙂"'), content('"\\ud83d\\ude42"'), finishing, "[DONE]"));
+    expect(shaped).toEqual(parsed);
+    expect(shaped.filter((e) => e.type === "text_delta").map((e) => (e.type === "text_delta" ? e.text : ""))).toEqual(["a", 'b "q" \n é', "漢字 🙂", "🙂"]);
+  });
+
+  test.each([
+    ["a raw control character in the text", content('"bad\u0001"')],
+    ["an unfinished literal", `${head}{"content":"open}${tail}`],
+    ["a bad escape", content('"\\x41"')],
+    ["something after the chunk", `${content('"x"')} {}`],
+    ["a second key in the delta", `${head}{"content":"x","refusal":"no"}${tail}`],
+    ["another finish", `${head}{"content":"x"},"logprobs":null,"finish_reason":"length"}],"usage":null}`],
+  ])("a chunk that only looks like the shape is read as JSON.parse reads it: %s", (_name, odd) => {
+    const [shaped, parsed] = both(sse(opening, content('"a"'), content('"b"'), odd, content('"c"'), finishing, "[DONE]"));
+    expect(shaped).toEqual(parsed);
+  });
+
+  test("tool-call argument fragments and OpenAI's obfuscation padding are holes", () => {
+    const call = (args: string, pad: string): string =>
+      `{"id":"c","object":"chat.completion.chunk","created":1,"model":"up","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":${JSON.stringify(args)}}}]},"finish_reason":null}],"obfuscation":${JSON.stringify(pad)}}`;
+    const first = '{"id":"c","object":"chat.completion.chunk","created":1,"model":"up","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]},"finish_reason":null}]}';
+    const done = '{"id":"c","object":"chat.completion.chunk","created":1,"model":"up","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}';
+    const [shaped, parsed] = both(sse(first, call('{"a"', "xy"), call(":1", "pqrs"), call("}", ""), done, "[DONE]"));
+    expect(shaped).toEqual(parsed);
+    expect(shaped.filter((e) => e.type === "tool_args_delta").map((e) => (e.type === "tool_args_delta" ? e.fragment : ""))).toEqual(['{"a"', ":1", "}"]);
+  });
+});
+
+describe("learnChunkShape", () => {
+  test("holes only where the literal is certain; the rest of the text must repeat exactly", () => {
+    const data = content('"hello"');
+    const shape = learnChunkShape(data, JSON.parse(data));
+    expect(shape?.pieces).toEqual([`${head}{"content":`, `}${tail}`]);
+    expect(fillChunkShape(shape!, content('"bye"'))).toMatchObject({ choices: [{ delta: { content: "bye" } }] });
+    expect(fillChunkShape(shape!, content('"bye"').replace('"created":1', '"created":2'))).toBeUndefined();
+  });
+
+  test.each([
+    ["no text in the delta", finishing],
+    ["the key written twice (the last one counts in a parse)", `${head}{"content":"a","content":"b"}${tail}`],
+    ["the key spaced out", `${head}{"content": "a"}${tail}`],
+    ["two choices", '{"id":"x","choices":[{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{"content":"b"}}]}'],
+  ])("no shape: %s", (_name, data) => {
+    expect(learnChunkShape(data, JSON.parse(data))).toBeUndefined();
+  });
+
+  test("a look-alike key elsewhere is not taken for the delta's text", () => {
+    const data = '{"id":"x","meta":{"content":"a"},"choices":[{"index":0,"delta":{"content" :"a"}}]}';
+    expect(learnChunkShape(data, JSON.parse(data))).toBeUndefined();
+  });
+});
