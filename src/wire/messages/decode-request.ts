@@ -5,7 +5,7 @@ import { invalidRequest } from "../../canonical/gateway-error.ts";
 import type { CanonicalMessage, CanonicalRequest, ResponseFormat, Sampling } from "../../canonical/request.ts";
 import { decodeBlock, decodeContent, type Warn } from "./decode-content.ts";
 import { decodeToolChoice, decodeTools } from "./decode-tools.ts";
-import { objectAt, optionalNumber, stringAt } from "./read-fields.ts";
+import { FieldPath, objectAt, optionalNumber, stringAt } from "./read-fields.ts";
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 
 /** Top-level fields read into canonical places; everything else goes to `extra` by wire name. */
@@ -52,18 +52,19 @@ function instructionText(message: CanonicalMessage, field: string): TextPart[] {
 function decodeMessages(value: unknown, system: TextPart[], warn: Warn): CanonicalMessage[] {
   if (!Array.isArray(value)) throw invalidRequest("`messages`: expected an array", "messages");
   const messages: CanonicalMessage[] = [];
-  value.forEach((item, i) => {
-    const field = `messages[${i}]`;
-    const raw = objectAt(item, field);
-    const role = stringAt(raw.role, `${field}.role`);
+  for (let i = 0; i < value.length; i++) {
+    // Named only when an error names it: a long conversation has hundreds of messages.
+    const field = new FieldPath("messages", i);
+    const raw = objectAt(value[i], field);
+    const role = stringAt(raw.role, field, "role");
     if (role !== "user" && role !== "assistant" && role !== "system") {
-      throw invalidRequest(`\`${field}.role\`: expected "user", "assistant" or "system"`, `${field}.role`);
+      throw invalidRequest(`\`${String(field)}.role\`: expected "user", "assistant" or "system"`, `${String(field)}.role`);
     }
-    const message: CanonicalMessage = { role, content: decodeContent(raw.content, `${field}.content`, warn) };
+    const message: CanonicalMessage = { role, content: decodeContent(raw.content, new FieldPath(field, "content"), warn) };
     if (role !== "system") messages.push(message);
-    else if (messages.length === 0) system.push(...instructionText(message, field));
-    else messages.push({ role, content: instructionText(message, field) });
-  });
+    else if (messages.length === 0) system.push(...instructionText(message, String(field)));
+    else messages.push({ role, content: instructionText(message, String(field)) });
+  }
   return messages;
 }
 

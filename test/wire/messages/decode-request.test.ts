@@ -276,6 +276,21 @@ describe("decodeMessagesRequest", () => {
     ["tool without schema", { ...base, messages: [user("x")], tools: [{ name: "a" }] }, "tools[0].input_schema"],
     ["cache_control type", { ...base, messages: [user([{ type: "text", text: "x", cache_control: { type: "forever" } }])] }, "messages[0].content[0].cache_control.type"],
     ["stop_sequences not strings", { ...base, messages: [user("x")], stop_sequences: [1] }, "stop_sequences[0]"],
+    // Names spelt out only when an error needs them: each step of a deep path as the API names it.
+    ["a message that is not an object", { ...base, messages: [user("x"), "hello"] }, "messages[1]"],
+    ["content neither a string nor an array", { ...base, messages: [user("x"), { role: "assistant", content: 3 }] }, "messages[1].content"],
+    ["block type not a string", { ...base, messages: [user([{ type: "text", text: "a" }, { type: 7 }])] }, "messages[0].content[1].type"],
+    ["tool_result without its id", { ...base, messages: [user([{ type: "tool_result", content: "x" }])] }, "messages[0].content[0].tool_use_id"],
+    ["tool_result content not an array", { ...base, messages: [user([{ type: "tool_result", tool_use_id: "t", content: 5 }])] }, "messages[0].content[0].content"],
+    [
+      "image in a tool result without data",
+      { ...base, messages: [user([{ type: "tool_result", tool_use_id: "t", content: [{ type: "text", text: "a" }, { type: "image", source: { type: "base64", media_type: "image/png" } }] }])] },
+      "messages[0].content[0].content[1].source.data",
+    ],
+    ["tool result cache_control ttl", { ...base, messages: [user([{ type: "tool_result", tool_use_id: "t", content: [{ type: "text", text: "a", cache_control: { type: "ephemeral", ttl: 5 } }] }])] }, "messages[0].content[0].content[0].cache_control.ttl"],
+    ["document title", { ...base, messages: [user([{ type: "document", source: { type: "text", data: "d" }, title: 1 }])] }, "messages[0].content[0].title"],
+    ["tool_use name", { ...base, messages: [{ role: "assistant", content: [{ type: "tool_use", id: "a", input: {} }] }] }, "messages[0].content[0].name"],
+    ["thinking signature", { ...base, messages: [{ role: "assistant", content: [{ type: "thinking", thinking: "t", signature: 1 }] }] }, "messages[0].content[0].signature"],
     ["output format not json_schema", { ...base, messages: [user("x")], output_config: { format: { type: "regex" } } }, "output_config.format.type"],
   ];
   test.each(invalid)("400 naming the field: %s", (_name, body, param) => {
