@@ -1,13 +1,21 @@
 import type { JsonObject } from "../canonical/json-object.ts";
 
-/** One top-level member of a body as it came: its text (key, colon and value) and the value parsed from it. */
+/** One top-level member of a body as it came: where its text lies (key, colon and value), its place among the members, the value parsed from it. */
 interface SentMember {
-  readonly text: string;
+  readonly order: number;
+  readonly start: number;
+  readonly end: number;
   readonly value: unknown;
 }
 
+/** A body's text as the client sent it, and its top-level members by key. */
+interface SentBody {
+  readonly text: string;
+  readonly members: ReadonlyMap<string, SentMember>;
+}
+
 /** Bodies parsed from a client's text, with their top-level members as sent. */
-const sentBodies = new WeakMap<object, ReadonlyMap<string, SentMember>>();
+const sentBodies = new WeakMap<object, SentBody>();
 
 /** A key as the parse reads it: most keys hold no escape, and are their text less the quotes. */
 function readKey(text: string, start: number, end: number): string | undefined {
@@ -32,10 +40,10 @@ export function keepSentMembers(body: JsonObject, text: string, members: readonl
   for (let i = 0; i < members.length; i += 3) {
     const key = readKey(text, members[i]!, members[i + 1]!);
     if (key === undefined || kept.has(key) || !Object.hasOwn(body, key)) return;
-    kept.set(key, { text: text.slice(members[i]!, members[i + 2]!), value: body[key] });
+    kept.set(key, { order: i / 3, start: members[i]!, end: members[i + 2]!, value: body[key] });
   }
   if (kept.size !== Object.keys(body).length) return;
-  sentBodies.set(body, kept);
+  sentBodies.set(body, { text, members: kept });
 }
 
 /**
@@ -49,19 +57,40 @@ export function keepSentMembers(body: JsonObject, text: string, members: readonl
 export function stringifyAsSent(body: JsonObject, sent: JsonObject): string {
   const kept = sentBodies.get(sent);
   if (!kept) return JSON.stringify(body);
-  let out = "";
+  const { text, members } = kept;
+  const pieces: string[] = ["{"];
+  // Unchanged members next to each other in the text go as one cut, separators included: the
+  // fewer and longer the pieces, the cheaper the join and the send (most of a conversation is one cut).
+  let run: { start: number; end: number; order: number } | undefined;
+  const endRun = () => {
+    if (!run) return;
+    if (pieces.length > 1) pieces.push(",");
+    pieces.push(text.slice(run.start, run.end));
+    run = undefined;
+  };
   for (const key of Object.keys(body)) {
     const value = body[key];
-    const member = kept.get(key);
-    let piece: string;
-    if (member !== undefined && Object.is(member.value, value)) piece = member.text;
-    else {
-      const json = JSON.stringify(value);
-      // As in an object JSON.stringify serialises: a member with no JSON form is left out.
-      if (json === undefined) continue;
-      piece = `${JSON.stringify(key)}:${json}`;
+    const member = members.get(key);
+    if (member !== undefined && Object.is(member.value, value)) {
+      if (run && member.order === run.order + 1) {
+        run.end = member.end;
+        run.order = member.order;
+      } else {
+        endRun();
+        run = { start: member.start, end: member.end, order: member.order };
+      }
+      continue;
     }
-    out = out === "" ? piece : `${out},${piece}`;
+    const json = JSON.stringify(value);
+    // As in an object JSON.stringify serialises: a member with no JSON form is left out.
+    if (json === undefined) continue;
+    endRun();
+    if (pieces.length > 1) pieces.push(",");
+    pieces.push(JSON.stringify(key), ":", json);
   }
-  return `{${out}}`;
+  endRun();
+  pieces.push("}");
+  // One join, one flat string: text put together piece by piece is a rope, which fetch sends at
+  // a higher CPU cost than a flat string of the same length.
+  return pieces.join("");
 }

@@ -34,7 +34,8 @@ describe("stringifyAsSent", () => {
     const sent = parse(text);
     const body = { ...sent, model: "sim-all" };
     const out = stringifyAsSent(body, sent);
-    expect(out).toBe(`{"model":"sim-all","messages": [ {"role": "user", "content": "caf\\u00e9 \\/ ok"} ],"max_tokens":  7}`);
+    // Members next to each other in the text go as one cut, with the separator as sent.
+    expect(out).toBe(`{"model":"sim-all","messages": [ {"role": "user", "content": "caf\\u00e9 \\/ ok"} ] ,"max_tokens":  7}`);
     expect(JSON.parse(out)).toEqual(body);
   });
 
