@@ -1,6 +1,7 @@
 import { gatewayErrorOf, type GatewayError } from "../../canonical/gateway-error.ts";
 import type { StreamError, StreamEvent } from "../../canonical/stream-event.ts";
 import type { EncodeContext, StreamEncoder } from "../client-format.ts";
+import { quoteJsonString } from "../quote-json-string.ts";
 import { encodeChatStreamError } from "./encode-stream-error.ts";
 import { encodeChatStopReason } from "./map-stop-reason.ts";
 import { encodeChatUsage } from "./map-usage.ts";
@@ -33,8 +34,13 @@ const chunkHead = (ctx: EncodeContext, id: string): string =>
  * the rest is the same text every time.
  */
 function chunk(state: ChatStreamState, delta: ChatDelta, finishReason: ChatFinishReason | null = null): string {
+  return chunkOf(state, JSON.stringify(delta), finishReason);
+}
+
+/** The same, with the delta already written as JSON (the text deltas, written directly). */
+function chunkOf(state: ChatStreamState, delta: string, finishReason: ChatFinishReason | null = null): string {
   const finish = finishReason === null ? "null" : JSON.stringify(finishReason);
-  return `data: ${state.head}${JSON.stringify(delta)},"logprobs":null,"finish_reason":${finish}}]${state.ctx.includeUsage ? ',"usage":null' : ""}}\n\n`;
+  return `data: ${state.head}${delta},"logprobs":null,"finish_reason":${finish}}]${state.ctx.includeUsage ? ',"usage":null' : ""}}\n\n`;
 }
 
 const PLACEHOLDER_ID = "chatcmpl-routelane";
@@ -73,13 +79,13 @@ function stepContent(state: ChatStreamState, event: StreamEvent): readonly [Chat
       return [{ ...state, toolIndexes }, chunk(state, { tool_calls: [call] })];
     }
     case "text_delta":
-      return [state, event.text === "" ? "" : chunk(state, { content: event.text })];
+      return [state, event.text === "" ? "" : chunkOf(state, `{"content":${quoteJsonString(event.text)}}`)];
     case "thinking_delta":
-      return [state, event.text === "" ? "" : chunk(state, { reasoning_content: event.text })];
+      return [state, event.text === "" ? "" : chunkOf(state, `{"reasoning_content":${quoteJsonString(event.text)}}`)];
     case "tool_args_delta": {
       const index = state.toolIndexes.get(event.index);
       if (index === undefined || event.fragment === "") return [state, ""];
-      return [state, chunk(state, { tool_calls: [{ index, function: { arguments: event.fragment } }] })];
+      return [state, chunkOf(state, `{"tool_calls":[{"index":${index},"function":{"arguments":${quoteJsonString(event.fragment)}}}]}`)];
     }
     default:
       // Signatures and block stops have no Chat form.

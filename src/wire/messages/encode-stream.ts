@@ -2,6 +2,7 @@ import { gatewayErrorOf } from "../../canonical/gateway-error.ts";
 import type { BlockStart, StreamError, StreamEvent } from "../../canonical/stream-event.ts";
 import { ZERO_USAGE, type Usage } from "../../canonical/usage.ts";
 import type { EncodeContext, StreamEncoder } from "../client-format.ts";
+import { quoteJsonString } from "../quote-json-string.ts";
 import { encodeMessagesStreamError } from "./encode-stream-error.ts";
 import { toMessagesToolId } from "./map-tool-id.ts";
 import { encodeMessagesStopReason } from "./map-stop-reason.ts";
@@ -130,9 +131,11 @@ function hold(state: MessagesStreamState, event: Extract<StreamEvent, { index: n
   return { ...state, held };
 }
 
-function delta(state: MessagesStreamState, index: number, body: MessagesDelta): readonly [MessagesStreamState, string] {
+/** A block's delta, written directly (the most frequent events): only the value is serialised. */
+function delta(state: MessagesStreamState, index: number, type: MessagesDelta["type"], field: string, value: string): readonly [MessagesStreamState, string] {
   const wire = state.indexes.get(index);
-  return [state, wire === undefined ? "" : frame("content_block_delta", { index: wire, delta: body })];
+  if (wire === undefined) return [state, ""];
+  return [state, `event: content_block_delta\ndata: {"type":"content_block_delta","index":${wire},"delta":{"type":"${type}","${field}":${quoteJsonString(value)}}}\n\n`];
 }
 
 function onFinish(state: MessagesStreamState, event: Extract<StreamEvent, { type: "finish" }>): readonly [MessagesStreamState, string] {
@@ -162,18 +165,14 @@ function stepOpen(state: MessagesStreamState, event: StreamEvent): readonly [Mes
       return [state, ""];
     case "block_start":
       return onBlockStart(state, event);
-    case "text_delta": {
-      // The most frequent event, written directly: only the text is serialised.
-      const wire = state.indexes.get(event.index);
-      if (wire === undefined) return [state, ""];
-      return [state, `event: content_block_delta\ndata: {"type":"content_block_delta","index":${wire},"delta":{"type":"text_delta","text":${JSON.stringify(event.text)}}}\n\n`];
-    }
+    case "text_delta":
+      return delta(state, event.index, "text_delta", "text", event.text);
     case "thinking_delta":
-      return delta(state, event.index, { type: "thinking_delta", thinking: event.text });
+      return delta(state, event.index, "thinking_delta", "thinking", event.text);
     case "signature_delta":
-      return delta(state, event.index, { type: "signature_delta", signature: event.signature });
+      return delta(state, event.index, "signature_delta", "signature", event.signature);
     case "tool_args_delta":
-      return delta(state, event.index, { type: "input_json_delta", partial_json: event.fragment });
+      return delta(state, event.index, "input_json_delta", "partial_json", event.fragment);
     case "block_stop":
       return onBlockStop(state, event.index);
     case "finish":

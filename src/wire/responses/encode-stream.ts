@@ -2,6 +2,7 @@ import type { ThinkingPart } from "../../canonical/content-part.ts";
 import { gatewayErrorOf } from "../../canonical/gateway-error.ts";
 import type { BlockStart, StreamEvent } from "../../canonical/stream-event.ts";
 import type { EncodeContext, StreamEncoder } from "../client-format.ts";
+import { quoteJsonString } from "../quote-json-string.ts";
 import {
   buildResponseObject,
   functionCallItem,
@@ -56,7 +57,7 @@ function frame<T extends ResponsesEventType>(state: ResponsesEncodeState, type: 
 
 /** The most frequent event, written directly: only the text is serialised. */
 function textDelta(state: ResponsesEncodeState, item: OpenItem, text: string): string {
-  return `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${state.sequence++},${item.at},"content_index":0,"delta":${JSON.stringify(text)},"logprobs":[]}\n\n`;
+  return `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${state.sequence++},${item.at},"content_index":0,"delta":${quoteJsonString(text)},"logprobs":[]}\n\n`;
 }
 
 function opening(state: ResponsesEncodeState, id: string): string {

@@ -1,0 +1,10 @@
+/** A character JSON.stringify writes as an escape: `"`, `\`, a control character, or a surrogate (it escapes the lone ones). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what JSON escapes
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * `text` as a JSON string literal, the same bytes JSON.stringify writes: quoted as it is when
+ * nothing in it needs an escape (most streamed text), which spares the stringifier's setup on
+ * every small delta.
+ */
+export const quoteJsonString = (text: string): string => (NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`);
