@@ -29,7 +29,7 @@ import { startTracing, type Tracing } from "./ops/start-tracing.ts";
 import { notifyObservers } from "./ops/notify-observers.ts";
 import { createInFlightTracker } from "./ops/track-in-flight.ts";
 import type { RequestObserver } from "./canonical/request-record.ts";
-import { startSim, type SimServer } from "./sim/start-sim.ts";
+import type { SimServer } from "./sim/start-sim.ts";
 import { createPipelineServices } from "./create-pipeline-services.ts";
 import { createAskClass } from "./pipeline/create-ask-class.ts";
 import { findPinnedModel } from "./usage/find-pinned-model.ts";
@@ -138,7 +138,10 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   const offlineDemo = config.configPath === undefined && config.databaseUrl === undefined;
   const seeded = (options.seedDemo ?? offlineDemo) ? await seedDemoAccount({ database, dataDir: config.dataDir }) : null;
   const noAccounts = seeded === null && (await createAccountStore(database).countAccounts()) === 0;
-  const sim = needsInProcessSim(config) ? await startSim({ port: 0, faults: simFaults(config), record: options.recordSim ?? false }) : undefined;
+  // Loaded only for a config that uses it (the offline demo, tests): a gateway with real upstreams never needs its modules.
+  const sim = needsInProcessSim(config)
+    ? await (await import("./sim/start-sim.ts")).startSim({ port: 0, faults: simFaults(config), record: options.recordSim ?? false })
+    : undefined;
   const authenticator = await createKeyAuthenticator({ database, ttlMs: config.keyCacheTtlMs });
   const requestLog = createRequestLog({ level: ops.logLevel, destination: ops.logDestination, logBodies: ops.logBodies });
   const services = createPipelineServices({

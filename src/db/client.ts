@@ -1,14 +1,11 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { lockDataDir } from "./lock-data-dir.ts";
-import { asPglite } from "./pglite-thread/as-pglite.ts";
-import { readBuiltInTemplate } from "./pglite-thread/built-in-template.ts";
-import { MEMORY_DATA_DIR, openPgliteThread, type PgliteThread } from "./pglite-thread/open-pglite-thread.ts";
+import { MEMORY_DATA_DIR } from "./pglite-thread/memory-data-dir.ts";
+import type { PgliteThread } from "./pglite-thread/open-pglite-thread.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -91,7 +88,18 @@ function createLocalBus() {
   };
 }
 
+/**
+ * Each driver's modules are loaded only when that driver opens: PGlite's JavaScript (through
+ * drizzle's PGlite driver) held about 5 MB of a gateway on Postgres that never used it, and
+ * postgres.js about as much of one on PGlite. Opening happens once, at start, off any request.
+ */
 async function openPglite(dataDir: string, initialData: Blob | undefined): Promise<Database> {
+  const [{ drizzle: drizzlePglite }, { asPglite }, { readBuiltInTemplate }, { openPgliteThread }] = await Promise.all([
+    import("drizzle-orm/pglite"),
+    import("./pglite-thread/as-pglite.ts"),
+    import("./pglite-thread/built-in-template.ts"),
+    import("./pglite-thread/open-pglite-thread.ts"),
+  ]);
   let location = MEMORY_DATA_DIR;
   let unlock = (): void => {};
   if (dataDir !== MEMORY_DATA_DIR) {
@@ -144,12 +152,13 @@ const RELISTEN_MIN_MS = 100;
 const RELISTEN_MAX_MS = 5_000;
 
 async function openPostgres(url: string): Promise<Database> {
+  const [{ default: postgres }, { drizzle: drizzlePostgres }] = await Promise.all([import("postgres"), import("drizzle-orm/postgres-js")]);
   const client = postgres(url, { max: POSTGRES_POOL_SIZE, onnotice: () => {} });
   const db = drizzlePostgres({ client, schema }) as unknown as DrizzleDatabase;
   const bus = createLocalBus();
   // Payloads on the wire carry this handle's id so it can skip its own echo (already delivered locally).
   const origin = crypto.randomUUID().replaceAll("-", "").slice(0, 12);
-  const listener = createPgListener(url, (channel, wire) => {
+  const listener = createPgListener(postgres, url, (channel, wire) => {
     const colon = wire.indexOf(":");
     if (colon >= 0 && wire.slice(0, colon) === origin) return;
     bus.emit(channel, colon >= 0 ? wire.slice(colon + 1) : wire);
@@ -199,7 +208,7 @@ interface ConnectionWatcher {
  * see notifications in one order. We manage reconnection ourselves: postgres.js's own listen()
  * re-listens once after a drop and gives up silently if that attempt fails, leaving caches stale.
  */
-function createPgListener(url: string, deliver: (channel: string, wire: string) => void) {
+function createPgListener(connectTo: typeof postgres, url: string, deliver: (channel: string, wire: string) => void) {
   const channels = new Map<string, Set<ConnectionWatcher>>();
   let connection: postgres.Sql | undefined;
   let connecting: Promise<postgres.Sql> | undefined;
@@ -213,7 +222,7 @@ function createPgListener(url: string, deliver: (channel: string, wire: string) 
   async function connect(): Promise<postgres.Sql> {
     let listening = false;
     // `onnotify` is a real postgres.js option (its own listen() is built on it) but not in its types.
-    const sql = postgres(url, {
+    const sql = connectTo(url, {
       max: 1,
       idle_timeout: null,
       max_lifetime: null,

@@ -1,11 +1,5 @@
-import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
-import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { join } from "node:path";
-import postgres from "postgres";
 import type { Database } from "./client.ts";
-import { asPglite } from "./pglite-thread/as-pglite.ts";
 
 /** The generated SQL, found from this file rather than the working directory. */
 export const MIGRATIONS_FOLDER = join(import.meta.dir, "..", "..", "drizzle");
@@ -30,10 +24,21 @@ const running = new WeakMap<Database, Promise<void>>();
 
 async function runMigrations(database: Database): Promise<void> {
   const driver = database.driver;
+  // Only the driver in use is loaded (see openDatabase).
   if (driver.kind === "pglite") {
+    const [{ migrate: migratePglite }, { drizzle: drizzlePglite }, { asPglite }] = await Promise.all([
+      import("drizzle-orm/pglite/migrator"),
+      import("drizzle-orm/pglite"),
+      import("./pglite-thread/as-pglite.ts"),
+    ]);
     await migratePglite(drizzlePglite({ client: asPglite(driver.client) }), { migrationsFolder: MIGRATIONS_FOLDER });
     return;
   }
+  const [{ default: postgres }, { migrate: migratePostgres }, { drizzle: drizzlePostgres }] = await Promise.all([
+    import("postgres"),
+    import("drizzle-orm/postgres-js/migrator"),
+    import("drizzle-orm/postgres-js"),
+  ]);
   const client = postgres(driver.url, { max: 1, onnotice: () => {} });
   try {
     const key = BigInt.asIntN(64, MIGRATION_LOCK_KEY).toString();

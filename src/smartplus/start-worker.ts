@@ -1,6 +1,6 @@
 import type { BlobStore } from "./create-blob-store.ts";
 import type { JobStore } from "./create-job-store.ts";
-import { runJob, type RunJobDeps } from "./run-job.ts";
+import type { RunJobDeps } from "./run-job.ts";
 
 /** A job that kills its worker this many times is failed instead of claimed again. */
 export const MAX_CLAIMS = 3;
@@ -62,6 +62,8 @@ export function startWorker(options: WorkerOptions): Worker {
       );
     }, Math.max(250, Math.floor(settings.leaseTimeoutMs / 3)));
     try {
+      // Loaded at the first claimed job: unpacking, patching and their archive code stay out of a gateway that runs none.
+      const { runJob } = await import("./run-job.ts");
       await runJob(job, options.id, options, lease.signal);
     } finally {
       clearInterval(heartbeat);

@@ -6,7 +6,6 @@ import { newRequestId } from "../../pipeline/new-request-id.ts";
 import { toGatewayError } from "../../pipeline/render-error.ts";
 import type { Job } from "../../smartplus/create-job-store.ts";
 import type { SmartPlus } from "../../smartplus/create-smart-plus.ts";
-import { ArchiveError, extractArchive } from "../../smartplus/extract-archive.ts";
 import { JOB_TOKEN_PREFIX } from "../../smartplus/generate-job-token.ts";
 import { tooLarge } from "../../smartplus/create-blob-store.ts";
 
@@ -63,6 +62,8 @@ async function handleUpload(smartPlus: SmartPlus, request: Request, jobId: strin
     if (Number.isFinite(declared) && declared > settings.uploadLimitBytes) throw tooLarge(settings.uploadLimitBytes);
     if (!request.body) throw fail("InvalidRequest", "the upload is empty: send the gzipped tar archive as the body");
     const bytes = await smartPlus.blobs.writeStream(job.id, "upload.tar.gz", request.body, settings.uploadLimitBytes);
+    // Loaded at the first upload: the archive reader stays out of a gateway that never takes one.
+    const { ArchiveError, extractArchive } = await import("../../smartplus/extract-archive.ts");
     let files: number;
     try {
       files = (await extractArchive(createReadStream(smartPlus.blobs.path(job.id, "upload.tar.gz")), settings, null)).paths.length;
