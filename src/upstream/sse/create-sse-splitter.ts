@@ -12,32 +12,37 @@ export interface SseSplitter {
 
 /**
  * Splits an SSE byte stream into events for the translating path. Multi-byte characters split
- * across chunks are kept whole by the streaming decoder; `\r\n` line ends are normalised. An event
- * still waiting for its end is only appended to (a string rope, no search over it) until a chunk
- * brings a blank line, and never grows past `maxEventBytes`.
+ * across chunks are kept whole by the streaming decoder; `\r\n` line ends are normalised, also one
+ * that two chunks cut between its `\r` and its `\n`. An event still waiting for its end is only
+ * appended to (a string rope, no search over it) until a chunk brings a blank line, and never grows
+ * past `maxEventBytes`.
  */
 export function createSseSplitter(maxEventBytes = Number.POSITIVE_INFINITY): SseSplitter {
   const decoder = new TextDecoder();
   let pending = "";
   let overflowed = false;
+  let heldCr = false;
 
   const take = (): SseEvent[] => {
     const events: SseEvent[] = [];
     let from = 0;
     for (;;) {
       // Most events are one line: its end, followed by a blank line, ends the event (one search, not two).
-      let end = pending.indexOf("\n", from);
+      const lineEnd = pending.indexOf("\n", from);
+      if (lineEnd < 0) break;
+      const oneLine = pending.charCodeAt(lineEnd + 1) === 10;
+      const end = oneLine ? lineEnd : pending.indexOf("\n\n", lineEnd);
       if (end < 0) break;
-      if (pending.charCodeAt(end + 1) !== 10) {
-        end = pending.indexOf("\n\n", end);
-        if (end < 0) break;
-      }
       if (end - from > maxEventBytes) {
         overflowed = true;
         pending = "";
         return events;
       }
-      const event = readSseEvent(pending, from, end);
+      // A lone `data: …` line (no `\r` to drop) is its data, sliced out at once.
+      const event =
+        oneLine && end > from + 6 && pending.startsWith("data: ", from) && pending.charCodeAt(end - 1) !== 13
+          ? { event: undefined, data: pending.slice(from + 6, end) }
+          : readSseEvent(pending, from, end);
       from = end + 2;
       if (event.data !== "" || event.event !== undefined) events.push(event);
     }
@@ -48,8 +53,16 @@ export function createSseSplitter(maxEventBytes = Number.POSITIVE_INFINITY): Sse
   return {
     push(bytes) {
       if (overflowed) return [];
-      const decoded = decoder.decode(bytes, { stream: true });
-      const text = decoded.includes("\r") ? decoded.replaceAll("\r\n", "\n") : decoded;
+      let text = decoder.decode(bytes, { stream: true });
+      if (heldCr) {
+        text = `\r${text}`;
+        heldCr = false;
+      }
+      if (text.includes("\r")) {
+        // A `\r\n` the chunks cut in two is joined first: a `\r` at the end waits for the next chunk.
+        heldCr = text.endsWith("\r");
+        text = (heldCr ? text.slice(0, -1) : text).replaceAll("\r\n", "\n");
+      }
       const ends = text.includes("\n\n") || (text.startsWith("\n") && pending.endsWith("\n"));
       pending += text;
       if (!ends) {
@@ -68,7 +81,7 @@ export function createSseSplitter(maxEventBytes = Number.POSITIVE_INFINITY): Sse
     },
     end() {
       if (overflowed) return [];
-      pending += decoder.decode();
+      pending += (heldCr ? "\r" : "") + decoder.decode();
       // A final event without its blank line counts only if it can be whole (it closes a JSON
       // object or is `[DONE]`); one the stream broke off is dropped without a copy or a parse.
       let last = pending.length - 1;
