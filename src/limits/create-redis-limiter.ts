@@ -1,7 +1,7 @@
 import { buildLimitRefusal, rateLimitHeaders } from "./build-limit-refusal.ts";
 import { RPM_WINDOW_MS, type Lease, type LimitDecision, type Limiter, type LimitSubject, type MonthlySpendLoader, type MonthlyTokensLoader } from "./limiter.ts";
 import { monthWindow } from "./month-window.ts";
-import { ACQUIRE_SCRIPT, ADD_USAGE_SCRIPT, INIT_MONTH_SCRIPT, REFRESH_SCRIPT, RELEASE_SCRIPT } from "./redis-scripts.ts";
+import { ACQUIRE_SCRIPT, INIT_MONTH_SCRIPT, REFRESH_SCRIPT, SETTLE_SCRIPT } from "./redis-scripts.ts";
 import { RedisUnavailableError } from "../redis/create-redis-link.ts";
 import { createScriptRunner, type RedisSend } from "./run-redis-script.ts";
 
@@ -25,6 +25,15 @@ const CONCURRENCY_RETRY_MS = 1000;
 /** Month counters outlive their month by a few days, then go. */
 const MONTH_KEY_TTL_MS = 40 * 24 * 3600 * 1000;
 
+/** One account's finished requests, not yet settled in Redis. */
+interface Unsettled {
+  readonly counters: Map<string, { readonly marker: string; amount: number }>;
+  /** Concurrency zset and lease id of each slot to free. */
+  readonly freed: [string, string][];
+  /** Resolved once the call that frees the slots has been answered (or has failed). */
+  readonly done: (() => void)[];
+}
+
 const asNumbers = (reply: unknown): number[] => (Array.isArray(reply) ? reply.map((v) => Number(v)) : []);
 
 /**
@@ -38,10 +47,9 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
   const now = options.now ?? Date.now;
   const log = options.log ?? ((line: string) => console.warn(line));
   const acquireScript = createScriptRunner(send, ACQUIRE_SCRIPT);
-  const releaseScript = createScriptRunner(send, RELEASE_SCRIPT);
   const refreshScript = createScriptRunner(send, REFRESH_SCRIPT);
   const initScript = createScriptRunner(send, INIT_MONTH_SCRIPT);
-  const addScript = createScriptRunner(send, ADD_USAGE_SCRIPT);
+  const settleScript = createScriptRunner(send, SETTLE_SCRIPT);
   /** Leases held by this process: id → concurrency key, refreshed together on one timer. */
   const held = new Map<string, string>();
   const instance = crypto.randomUUID().slice(0, 8);
@@ -61,33 +69,47 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
   const cappedKeys = new Set<string>();
   const MICRO = 1e6;
   /**
-   * Amounts to add per account, keyed by counter (its marker beside it): a finished request's
-   * tokens and its key's spend are added together, in one call once the current task is done.
+   * What each account's finished requests leave to settle: amounts to add, keyed by counter (its
+   * marker beside it), and slots to free. Whatever gathers within one task goes in one call at its
+   * end: a JSON answer's tokens and its free slot, or many requests' tokens under load.
    */
-  const unsent = new Map<string, Map<string, { readonly marker: string; amount: number }>>();
+  const unsettled = new Map<string, Unsettled>();
+
+  function settlement(accountId: string): Unsettled {
+    let batch = unsettled.get(accountId);
+    if (!batch) {
+      unsettled.set(accountId, (batch = { counters: new Map(), freed: [], done: [] }));
+      queueMicrotask(() => settle(accountId));
+    }
+    return batch;
+  }
 
   function count(accountId: string, counter: string, marker: string, amount: number): void {
-    let counters = unsent.get(accountId);
-    if (!counters) {
-      unsent.set(accountId, (counters = new Map()));
-      queueMicrotask(() => sendUsage(accountId));
-    }
+    const { counters } = settlement(accountId);
     const entry = counters.get(counter);
     if (entry) entry.amount += amount;
     else counters.set(counter, { marker, amount });
   }
 
-  function sendUsage(accountId: string): void {
-    const counters = unsent.get(accountId);
-    unsent.delete(accountId);
-    if (!counters) return;
+  function settle(accountId: string): void {
+    const batch = unsettled.get(accountId);
+    unsettled.delete(accountId);
+    if (!batch) return;
     const keys: string[] = [];
-    const amounts: number[] = [];
-    for (const [counter, { marker, amount }] of counters) {
+    const args: (string | number)[] = [batch.counters.size];
+    for (const [counter, { marker, amount }] of batch.counters) {
       keys.push(counter, marker);
-      amounts.push(amount);
+      args.push(amount);
     }
-    addScript(keys, amounts).catch(() => {});
+    for (const [concKey, id] of batch.freed) {
+      keys.push(concKey);
+      args.push(id);
+    }
+    const answered = () => {
+      for (const resolve of batch.done) resolve();
+    };
+    // On a failure the counts are lost to the cap (the usage rows still hold them) and the slots lapse at their expiry.
+    settleScript(keys, args).then(answered, answered);
   }
 
   const refresher = setInterval(() => {
@@ -103,7 +125,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
     await initScript([counter, marker], [Math.max(0, Math.floor(tokens)), MONTH_KEY_TTL_MS]);
   }
 
-  function leaseOf(id: string, concKey: string | null, headers: Readonly<Record<string, string>>): Lease {
+  function leaseOf(accountId: string, id: string, concKey: string | null, headers: Readonly<Record<string, string>>): Lease {
     let live = true;
     if (concKey) held.set(id, concKey);
     return {
@@ -113,11 +135,9 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
         live = false;
         if (!concKey) return;
         held.delete(id);
-        // If this fails the slot still lapses at its expiry.
-        return releaseScript([concKey], [id]).then(
-          () => {},
-          () => {},
-        );
+        const batch = settlement(accountId);
+        batch.freed.push([concKey, id]);
+        return new Promise<void>((resolve) => batch.done.push(resolve));
       },
     };
   }
@@ -185,7 +205,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
         let headers = rpm === null ? {} : rateLimitHeaders(rpm, rpm - a, b > 0 ? RPM_WINDOW_MS - b : RPM_WINDOW_MS);
         // The headers tell of whichever window has less left.
         if (keyRpm !== null && (rpm === null || keyRpm - c < rpm - a)) headers = rateLimitHeaders(keyRpm, keyRpm - c, d > 0 ? RPM_WINDOW_MS - d : RPM_WINDOW_MS);
-        return { ok: true, lease: leaseOf(id, limits.concurrentRequests === null ? null : concKey, headers) };
+        return { ok: true, lease: leaseOf(accountId, id, limits.concurrentRequests === null ? null : concKey, headers) };
       }
       case 1:
         return { ok: false, error: buildLimitRefusal({ kind: "rpm", plan, limit: rpm ?? 0, retryAfterMs: a, rpm: rpm === null ? null : { limit: rpm, remaining: 0, resetMs: a } }) };

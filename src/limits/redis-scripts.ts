@@ -72,9 +72,6 @@ end
 return {0, count, oldestAgo, keyCount, keyOldestAgo}
 `;
 
-/** KEYS: concurrency zset. ARGV: lease id. */
-export const RELEASE_SCRIPT = `return redis.call('ZREM', KEYS[1], ARGV[1])`;
-
 /** Pushes a live lease's expiry forward; a lease already gone (expired, released) stays gone. KEYS: zset. ARGV: id, ttl ms. */
 export const REFRESH_SCRIPT = `
 local t = redis.call('TIME')
@@ -96,13 +93,19 @@ return 0
 `;
 
 /**
- * Counts what finished requests used, each counter only once its month is seeded (before that, the
- * recorded usage read at seeding covers it): pairs of KEYS (counter, marker), one ARGV amount each,
- * all in one account's slot: the month's tokens and the spend of any capped keys, one call.
+ * Settles one account's finished requests in one call: frees their concurrency slots and counts
+ * what they used, each counter only once its month is seeded (before that, the recorded usage read
+ * at seeding covers it). ARGV[1]: n, the counters. KEYS: n pairs (counter, marker), then one
+ * concurrency zset per freed slot; ARGV after n: the n amounts, then the freed lease ids. Every key
+ * is in the account's slot.
  */
-export const ADD_USAGE_SCRIPT = `
-for i = 1, #ARGV do
-  if redis.call('EXISTS', KEYS[i * 2]) == 1 then redis.call('INCRBY', KEYS[i * 2 - 1], ARGV[i]) end
+export const SETTLE_SCRIPT = `
+local n = tonumber(ARGV[1])
+for i = 1, n do
+  if redis.call('EXISTS', KEYS[i * 2]) == 1 then redis.call('INCRBY', KEYS[i * 2 - 1], ARGV[i + 1]) end
+end
+for j = 2 * n + 1, #KEYS do
+  redis.call('ZREM', KEYS[j], ARGV[j - n + 1])
 end
 return 0
 `;

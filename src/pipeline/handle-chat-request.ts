@@ -258,9 +258,10 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
   setHeaders(headers);
   track.markFirstByte();
   if (!s.stream) {
-    // The whole body goes out at once: the slot is free before it does.
+    // The whole body goes out at once: the request is reported and its slot freed before it does
+    // (in this order, a shared limiter counts the tokens and frees the slot in one call).
+    finishWhole(s, answer, store, answeredHeaders);
     await lease.release();
-    queueMicrotask(() => finishWhole(s, answer, store, answeredHeaders));
   }
   return new Response(answer.body, { status: 200, headers });
 }

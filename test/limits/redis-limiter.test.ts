@@ -241,4 +241,33 @@ describe("redis limiter: round trips", () => {
     expect(await a.send("GET", [`${base}:key:key_round_trips:spend:${month}`])).toBe("250000");
     await limiter.close();
   });
+
+  test("a JSON answer's tokens and its free slot, reported in the same task, go in one call", async () => {
+    const calls: string[] = [];
+    const counted = (command: string, args: readonly string[]) => {
+      calls.push(command);
+      return a.send(command, args);
+    };
+    const limiter = createRedisLimiter({ send: counted, keyPrefix: PREFIX, loadMonthlyTokens: async () => 0 });
+    const subject = subjectOf("acct_settle", limitsOf(1_000, 1, 1_000_000));
+    const seeding = await limiter.acquire(subject);
+    if (!seeding.ok) throw new Error("expected a lease");
+    await seeding.lease.release();
+
+    calls.length = 0;
+    const decision = await limiter.acquire(subject);
+    if (!decision.ok) throw new Error("expected a lease");
+    // The pipeline reports a JSON answer (the usage observer adds its tokens), then frees the slot.
+    limiter.addTokens("acct_settle", 75);
+    await decision.lease.release();
+    expect(calls).toEqual(["EVALSHA", "EVALSHA"]);
+    const base = `${PREFIX}limits:{acct_settle}`;
+    expect(await a.send("GET", [`${base}:tokens:${monthWindow(Date.now()).key}`])).toBe("75");
+    expect(Number(await a.send("ZCARD", [`${base}:conc`]))).toBe(0);
+    // The slot (the plan allows one) is free for the next request.
+    const next = await limiter.acquire(subject);
+    expect(next.ok).toBe(true);
+    if (next.ok) await next.lease.release();
+    await limiter.close();
+  });
 });
