@@ -64,7 +64,8 @@ export function createSseSplitter(maxEventBytes = Number.POSITIVE_INFINITY): Sse
         text = (heldCr ? text.slice(0, -1) : text).replaceAll("\r\n", "\n");
       }
       const ends = text.includes("\n\n") || (text.startsWith("\n") && pending.endsWith("\n"));
-      pending += text;
+      // Not `+=` on an empty string: that makes a rope the search must flatten, a copy of every chunk.
+      pending = pending === "" ? text : pending + text;
       if (!ends) {
         if (pending.length > maxEventBytes) {
           overflowed = true;

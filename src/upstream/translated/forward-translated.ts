@@ -157,7 +157,8 @@ function encodeEvents(t: Translation, events: readonly StreamEvent[], format: Cl
     if (t.collector) collectStreamResponse(t.collector, event);
     const [next, text] = format.stream.step(t.encoder, event);
     t.encoder = next;
-    out += text;
+    // One event's text is written as it is, not as a rope the write must flatten first.
+    out = out === "" ? text : out + text;
   }
   return out;
 }
