@@ -7,18 +7,14 @@ export interface TextTally {
   tokens(): number;
 }
 
-/**
- * Text is held uncounted up to this many characters, so a stream holds at most that much of it
- * (64 KB of text, a 16,000-token answer): the count is needed only when the upstream never reports
- * its usage, so most answers, which end with their usage, are never counted at all.
- */
-const COUNT_EVERY_CHARS = 65_536;
+/** Text is counted a few thousand characters at a time, so a stream holds at most that much of it. */
+const COUNT_EVERY_CHARS = 4096;
 
 /**
  * Counts what a stream sent, for the usage of a stream that ends before its upstream said what it
  * spent (the client left, the upstream cut it). Per piece: one string append; the count (and the
- * `decode` of what a stream read as Latin-1) runs when `tokens()` is asked for, or once per
- * COUNT_EVERY_CHARS characters of a long answer, never on the bytes of the stream.
+ * `decode` of what a stream read as Latin-1) runs once
+ * per few thousand characters, never on the bytes of the stream.
  */
 export function createTextTally(decode: (text: string) => string = (text) => text): TextTally {
   let pending = "";
