@@ -16,7 +16,7 @@ import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
 import { normalizeToolIds } from "../routing/normalize-tool-ids.ts";
 import { stripForeignThinking } from "../routing/strip-foreign-thinking.ts";
 import { forwardTranslated } from "../upstream/translated/forward-translated.ts";
-import { stringifyAsSent } from "./stringify-as-sent.ts";
+import { encodeAsSent } from "./encode-as-sent.ts";
 import type { StreamOutcome } from "../upstream/translated/stream-outcome.ts";
 import type { JsonObject } from "../canonical/json-object.ts";
 
@@ -122,7 +122,7 @@ async function passThrough(call: ModelCall, name: string, model: ModelConfig, wa
     url: provider.baseUrl + api.path,
     headers: buildForwardHeaders(api, clientHeaders, provider, call.stream),
     // The members the gateway left alone (most of a big conversation) go as the client sent them.
-    body: stringifyAsSent(body, call.body),
+    body: encodeAsSent(body, call.body),
     stream: call.stream,
     client: call.client,
     timeoutMs: call.timeoutMs,

@@ -4,7 +4,7 @@ import { parseJsonText } from "./parse-json-text.ts";
 const tooLarge = (limit: number): GatewayError =>
   fail("TooLarge", `request body exceeds the limit of ${limit} bytes`);
 
-async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Promise<string> {
+async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
   const reader = body.getReader();
   const parts: Uint8Array[] = [];
   let size = 0;
@@ -18,8 +18,10 @@ async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Pro
     }
     parts.push(value);
   }
-  return new TextDecoder().decode(Buffer.concat(parts));
+  return Buffer.concat(parts);
 }
+
+const utf8 = new TextDecoder();
 
 /**
  * Reads and parses a JSON request body, refusing one larger than `limit` bytes (by its declared
@@ -34,7 +36,9 @@ export async function readJsonBodyWithText(request: Request, limit: number): Pro
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   if (!request.body || declared === "0") throw invalidRequest("request body is required");
-  // Declared and within the limit: read whole at once; otherwise counted while it streams.
-  const text = declared !== null ? await request.text() : await readLimited(request.body, limit);
-  return { text, value: parseJsonText(text) };
+  // Declared and within the limit: read whole at once; otherwise counted while it streams. The
+  // bytes are kept beside the text: a body sent on as it came is cut from them (encodeAsSent).
+  const bytes = declared !== null ? new Uint8Array(await request.arrayBuffer()) : await readLimited(request.body, limit);
+  const text = utf8.decode(bytes);
+  return { text, value: parseJsonText(text, bytes) };
 }

@@ -13,7 +13,8 @@ import { pipeStream, type PipeEnd, type PipeOptions } from "./pipe-stream.ts";
 export interface ForwardRequest {
   readonly url: string;
   readonly headers: Record<string, string>;
-  readonly body: string;
+  /** The request body: a Blob when it is cut from the client's own bytes. */
+  readonly body: string | Blob;
   readonly stream: boolean;
   /** The client's request: its going away aborts the upstream call (its signal is read lazily: see CallGuard). */
   readonly client: Request;

@@ -1,9 +1,16 @@
 import { describe, expect, test } from "bun:test";
 import type { JsonObject } from "../../src/canonical/json-object.ts";
 import { parseJsonText } from "../../src/pipeline/parse-json-text.ts";
-import { stringifyAsSent } from "../../src/pipeline/stringify-as-sent.ts";
+import { encodeAsSent } from "../../src/pipeline/encode-as-sent.ts";
 
 const parse = (text: string): JsonObject => parseJsonText(text) as JsonObject;
+
+/** Without the client's bytes the body comes as one string. */
+function stringifyAsSent(body: JsonObject, sent: JsonObject): string {
+  const out = encodeAsSent(body, sent);
+  if (typeof out !== "string") throw new Error("expected a string");
+  return out;
+}
 
 const CONVERSATION = {
   model: "normal",
@@ -18,7 +25,7 @@ const CONVERSATION = {
   temperature: 0.5,
 };
 
-describe("stringifyAsSent", () => {
+describe("encodeAsSent", () => {
   test("compact text with members replaced, added and removed comes out as JSON.stringify would write it", () => {
     const sent = parse(JSON.stringify(CONVERSATION));
     const body: JsonObject = { ...sent, model: "sim-all" };
@@ -92,5 +99,32 @@ describe("stringifyAsSent", () => {
       if (spaced) expect(JSON.parse(out)).toEqual(JSON.parse(JSON.stringify(body)));
       else expect(out).toBe(JSON.stringify(body));
     }
+  });
+
+  test("with the client's bytes, all ASCII: a Blob of their cuts, the same bytes the text gives", async () => {
+    const text = JSON.stringify(CONVERSATION);
+    const bytes = new TextEncoder().encode(text);
+    const sent = parseJsonText(text, bytes) as JsonObject;
+    const body: JsonObject = { ...sent, model: "sim-all", thinking: { type: "adaptive" } };
+    delete body.temperature;
+    const out = encodeAsSent(body, sent);
+    expect(out).toBeInstanceOf(Blob);
+    expect(await (out as Blob).text()).toBe(JSON.stringify(body));
+  });
+
+  test("with bytes that are not all ASCII, the body comes as a string", () => {
+    const text = JSON.stringify({ ...CONVERSATION, system: "café 🚀" });
+    const sent = parseJsonText(text, new TextEncoder().encode(text)) as JsonObject;
+    const body = { ...sent, model: "m" };
+    expect(encodeAsSent(body, sent)).toBe(JSON.stringify(body));
+  });
+
+  test("bytes of another length than the text (a byte-order mark the decoder dropped) are not cut from", () => {
+    const text = JSON.stringify(CONVERSATION);
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(text)]);
+    expect(new TextDecoder().decode(bytes)).toBe(text);
+    const sent = parseJsonText(text, bytes) as JsonObject;
+    const body = { ...sent, model: "m" };
+    expect(encodeAsSent(body, sent)).toBe(JSON.stringify(body));
   });
 });

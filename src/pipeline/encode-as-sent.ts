@@ -1,3 +1,4 @@
+import { isAscii } from "node:buffer";
 import type { JsonObject } from "../canonical/json-object.ts";
 
 /** One top-level member of a body as it came: where its text lies (key, colon and value), its place among the members, the value parsed from it. */
@@ -8,9 +9,13 @@ interface SentMember {
   readonly value: unknown;
 }
 
-/** A body's text as the client sent it, and its top-level members by key. */
+/**
+ * A body's text as the client sent it, its top-level members by key, and its bytes when they are
+ * all ASCII (a member's offsets in the text are then its offsets in the bytes too).
+ */
 interface SentBody {
   readonly text: string;
+  readonly bytes: Uint8Array | undefined;
   readonly members: ReadonlyMap<string, SentMember>;
 }
 
@@ -31,11 +36,12 @@ function readKey(text: string, start: number, end: number): string | undefined {
 
 /**
  * Keeps the top-level members of `body` as `text` held them (`members` as `scanJsonText` found
- * them, in the parsed text): `stringifyAsSent` cuts unchanged members from the text instead of
- * serialising them again. Nothing is kept when the text repeats a key or the members do not match
- * the body, so an odd text only costs the usual serialisation.
+ * them, in the parsed text), and `sentBytes`, the bytes the text was decoded from, when every one
+ * is ASCII: `encodeAsSent` cuts unchanged members from them instead of serialising them again.
+ * Nothing is kept when the text repeats a key or the members do not match the body, so an odd
+ * text only costs the usual serialisation.
  */
-export function keepSentMembers(body: JsonObject, text: string, members: readonly number[]): void {
+export function keepSentMembers(body: JsonObject, text: string, members: readonly number[], sentBytes?: Uint8Array): void {
   const kept = new Map<string, SentMember>();
   for (let i = 0; i < members.length; i += 3) {
     const key = readKey(text, members[i]!, members[i + 1]!);
@@ -43,29 +49,33 @@ export function keepSentMembers(body: JsonObject, text: string, members: readonl
     kept.set(key, { order: i / 3, start: members[i]!, end: members[i + 2]!, value: body[key] });
   }
   if (kept.size !== Object.keys(body).length) return;
-  sentBodies.set(body, { text, members: kept });
+  // All ASCII: one byte a character, so the text's offsets are the bytes' offsets.
+  const bytes = sentBytes !== undefined && sentBytes.length === text.length && isAscii(sentBytes) ? sentBytes : undefined;
+  sentBodies.set(body, { text, bytes, members: kept });
 }
 
 /**
- * `JSON.stringify(body)` for a body made from `sent` (a body `keepSentMembers` kept, copied and
- * given other top-level members): each member still holding the value parsed from the client's
- * text is that text, cut as it came, and only the others are serialised. The members come in the
+ * The JSON of `body`, a body made from `sent` (one `keepSentMembers` kept, copied and given other
+ * top-level members), to send upstream: each member still holding the value parsed from the
+ * client's text goes as it came, and only the others are serialised. The members come in the
  * body's own order, as `JSON.stringify` puts them; an unchanged member keeps the client's spacing
- * and escapes, the same JSON value. Relies on what the pipeline holds to: a body's nested values
- * are never changed in place, only top-level members replaced.
+ * and escapes, the same JSON value. When the client's bytes were kept, a Blob of their cuts (the
+ * conversation is never copied into a string, nor encoded again); otherwise one string; for a body
+ * not parsed from a client's text, `JSON.stringify(body)`. Relies on what the pipeline holds to: a
+ * body's nested values are never changed in place, only top-level members replaced.
  */
-export function stringifyAsSent(body: JsonObject, sent: JsonObject): string {
+export function encodeAsSent(body: JsonObject, sent: JsonObject): string | Blob {
   const kept = sentBodies.get(sent);
   if (!kept) return JSON.stringify(body);
-  const { text, members } = kept;
-  const pieces: string[] = ["{"];
+  const { text, bytes, members } = kept;
+  const pieces: (string | Uint8Array)[] = ["{"];
   // Unchanged members next to each other in the text go as one cut, separators included: the
-  // fewer and longer the pieces, the cheaper the join and the send (most of a conversation is one cut).
+  // fewer and longer the pieces, the cheaper the send (most of a conversation is one cut).
   let run: { start: number; end: number; order: number } | undefined;
   const endRun = () => {
     if (!run) return;
     if (pieces.length > 1) pieces.push(",");
-    pieces.push(text.slice(run.start, run.end));
+    pieces.push(bytes ? bytes.subarray(run.start, run.end) : text.slice(run.start, run.end));
     run = undefined;
   };
   for (const key of Object.keys(body)) {
@@ -90,7 +100,8 @@ export function stringifyAsSent(body: JsonObject, sent: JsonObject): string {
   }
   endRun();
   pieces.push("}");
+  if (bytes) return new Blob(pieces);
   // One join, one flat string: text put together piece by piece is a rope, which fetch sends at
   // a higher CPU cost than a flat string of the same length.
-  return pieces.join("");
+  return (pieces as string[]).join("");
 }
