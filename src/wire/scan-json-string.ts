@@ -29,6 +29,23 @@ export function scanJsonString(text: string, at: number): number {
   return -1;
 }
 
+/**
+ * Where the literal opening at `text[at]` ends when it has no escape (the usual streamed text): the
+ * index just past its closing quote, or -1 at the first `\`, raw control character or missing end
+ * (scanJsonString then tells an escaped literal from an invalid one). Its value is
+ * `text.slice(at + 1, end - 1)`.
+ */
+export function scanPlainJsonString(text: string, at: number): number {
+  const n = text.length;
+  if (text.charCodeAt(at) !== 0x22) return -1;
+  for (let i = at + 1; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) return i + 1;
+    if (c < 0x20 || c === 0x5c) return -1;
+  }
+  return -1;
+}
+
 /** The value of the literal `text[at, end)` found by scanJsonString: sliced out when it has no escape, parsed when it has. */
 export function readJsonString(text: string, at: number, end: number): string {
   const inner = text.slice(at + 1, end - 1);

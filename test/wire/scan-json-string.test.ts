@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { readJsonString, scanJsonString } from "../../src/wire/scan-json-string.ts";
+import { readJsonString, scanJsonString, scanPlainJsonString } from "../../src/wire/scan-json-string.ts";
 
 /** What JSON.parse makes of `literal` followed by `,1]` inside an array: the reference for the scanner. */
 function parsedByJson(literal: string): string | undefined {
@@ -42,6 +42,9 @@ describe("scanJsonString", () => {
       const literal = `"${body}"`;
       const expected = parsedByJson(literal);
       const end = scanJsonString(`${literal},1]`, 0);
+      const plain = scanPlainJsonString(`${literal},1]`, 0);
+      // The plain scan ends where the full one does when there is no escape, and gives up otherwise.
+      expect(plain).toBe(end < 0 || literal.slice(0, end).includes("\\") ? -1 : end);
       if (expected === undefined) {
         // Either no literal at all, or a shorter one ends earlier (then what follows is not `,1]`).
         expect(end === -1 || end < literal.length).toBe(true);

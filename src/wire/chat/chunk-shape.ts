@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
-import { readJsonString, scanJsonString } from "../scan-json-string.ts";
+import { readJsonString, scanJsonString, scanPlainJsonString } from "../scan-json-string.ts";
 
 /**
  * The text of a Chat chunk with the strings that change from chunk to chunk cut out: the delta's
@@ -116,10 +116,15 @@ export function fillChunkShape(shape: ChunkShape, data: string): JsonObject | un
     const piece = pieces[i]!;
     if (!data.startsWith(piece, at)) return undefined;
     at += piece.length;
-    const end = scanJsonString(data, at);
-    if (end < 0) return undefined;
     const hole = holes[i]!;
-    hole.parent[hole.key] = readJsonString(data, at, end);
+    let end = scanPlainJsonString(data, at);
+    if (end > 0) {
+      hole.parent[hole.key] = data.slice(at + 1, end - 1);
+    } else {
+      end = scanJsonString(data, at);
+      if (end < 0) return undefined;
+      hole.parent[hole.key] = readJsonString(data, at, end);
+    }
     at = end;
   }
   const last = pieces[holes.length]!;
