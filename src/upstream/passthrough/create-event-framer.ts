@@ -67,7 +67,9 @@ export function createEventFramer(maxEventBytes: number): EventFramer {
         }
         return EMPTY;
       }
-      const whole = heldBytes === 0 ? bytes.subarray(0, cut) : Buffer.concat([...held, bytes.subarray(0, cut)]);
+      // A chunk of whole events (the usual one) goes on as it is: no view of it is made.
+      const upToCut = cut === bytes.length ? bytes : bytes.subarray(0, cut);
+      const whole = heldBytes === 0 ? upToCut : Buffer.concat([...held, upToCut]);
       held = cut === bytes.length ? [] : [bytes.subarray(cut)];
       heldBytes = bytes.length - cut;
       if (heldBytes > maxEventBytes) {

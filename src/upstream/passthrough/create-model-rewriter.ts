@@ -101,7 +101,7 @@ export function createModelRewriter(upstreamId: string, tier: string): ModelRewr
       const bytes = carry.length === 0 ? asBuffer(chunk) : Buffer.concat([carry, chunk]);
       const cut = bytes.lastIndexOf(LF) + 1;
       carry = cut === bytes.length ? EMPTY : Buffer.from(bytes.subarray(cut));
-      return cut === 0 ? EMPTY : rewrite(bytes.subarray(0, cut));
+      return cut === 0 ? EMPTY : rewrite(cut === bytes.length ? bytes : bytes.subarray(0, cut));
     },
     flush() {
       const rest = carry;
