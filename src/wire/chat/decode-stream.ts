@@ -7,7 +7,7 @@ import { classifyUpstreamError } from "../classify-upstream-error.ts";
 import type { SseEvent } from "../sse-event.ts";
 import type { StreamDecoder } from "../upstream-adapter.ts";
 import { isJsonObject } from "../../canonical/json-object.ts";
-import { type ChunkShape, fillChunkShape, learnChunkShape } from "./chunk-shape.ts";
+import { type JsonPath, learnShape, newShapeMemory, readShaped, type ShapeMemory } from "../json-shape.ts";
 
 /** Decoder state. It belongs to one stream and `step` updates it in place (one allocation per stream, not per event). */
 export interface ChatDecodeState {
@@ -26,21 +26,19 @@ export interface ChatDecodeState {
   finishReason: string | null;
   refused: boolean;
   usage: Usage | null;
-  /** The shape of this stream's text chunks, once learned: those read without JSON.parse. */
-  shape: ChunkShape | null;
-  /** Chunks the decoder may still learn a shape from (each try costs a search and a parse). */
-  shapeTries: number;
-  /** Chunks read through a shape: every SHAPE_REFILL of them earn a try back. */
-  shapeFills: number;
+  /** The shape of this stream's text chunks, once learned: those are read without JSON.parse. */
+  readonly shapes: ShapeMemory;
 }
 
-/** Enough for a stream's kinds of text chunk (reasoning, content, a call's arguments) to each get a turn. */
-const SHAPE_TRIES = 4;
-/**
- * A shape that served this many chunks earns a try back, so a stream whose repeated bytes change now
- * and then (xAI's `created` ticks each second) learns again, at no more than one try per this many.
- */
-const SHAPE_REFILL = 32;
+/** The strings that change from one text chunk to the next: the delta's text or reasoning, a call's argument fragment. */
+const CHANGING: readonly JsonPath[] = [
+  ["choices", 0, "delta", "content"],
+  ["choices", 0, "delta", "reasoning_content"],
+  ["choices", 0, "delta", "reasoning"],
+  ["choices", 0, "delta", "tool_calls", 0, "function", "arguments"],
+];
+/** OpenAI's random padding, different on every chunk. */
+const PADDING: readonly JsonPath[] = [["obfuscation"]];
 
 const failure = (message: string): StreamEvent => ({ type: "error", error: { status: 502, type: "upstream_error", message } });
 
@@ -138,18 +136,12 @@ function parseChunk(state: ChatDecodeState, data: string): unknown {
   } catch {
     return undefined;
   }
-  if (state.started && state.shapeTries > 0 && isJsonObject(parsed)) {
-    const shape = learnChunkShape(data, parsed);
-    if (shape) state.shape = shape;
-    state.shapeTries--;
-  }
+  if (state.started && isJsonObject(parsed)) learnShape(state.shapes, data, parsed, CHANGING, PADDING);
   return parsed;
 }
 
 function stepChunk(state: ChatDecodeState, data: string): StreamEvent[] {
-  let parsed: unknown = state.shape !== null ? fillChunkShape(state.shape, data) : undefined;
-  if (parsed === undefined) parsed = parseChunk(state, data);
-  else if (++state.shapeFills % SHAPE_REFILL === 0 && state.shapeTries < SHAPE_TRIES) state.shapeTries++;
+  const parsed = readShaped(state.shapes, data) ?? parseChunk(state, data);
   if (!isJsonObject(parsed) || ("error" in parsed && parsed.error !== null)) {
     state.ended = true;
     return [isJsonObject(parsed) ? upstreamFailure(parsed) : failure("upstream sent a malformed stream event")];
@@ -189,9 +181,7 @@ export const chatStreamDecoder: StreamDecoder<ChatDecodeState> = {
     finishReason: null,
     refused: false,
     usage: null,
-    shape: null,
-    shapeTries: SHAPE_TRIES,
-    shapeFills: 0,
+    shapes: newShapeMemory(),
   }),
   step(state, event: SseEvent) {
     if (state.ended || event.data === "") return [state, []];

@@ -2,13 +2,27 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StreamEvent } from "../../../src/canonical/stream-event.ts";
-import { fillChunkShape, learnChunkShape } from "../../../src/wire/chat/chunk-shape.ts";
 import { type ChatDecodeState, chatStreamDecoder } from "../../../src/wire/chat/decode-stream.ts";
+import { type JsonPath, type JsonShape, learnShape, newShapeMemory, readShaped } from "../../../src/wire/json-shape.ts";
 import type { StreamDecoder } from "../../../src/wire/upstream-adapter.ts";
 import { decodeSseText } from "./decode-sse-text.ts";
 
 /** The decoder with shapes switched off: every chunk through JSON.parse, the reference. */
-const parsingOnly: StreamDecoder<ChatDecodeState> = { ...chatStreamDecoder, initial: () => ({ ...chatStreamDecoder.initial(), shapeTries: 0 }) };
+const parsingOnly: StreamDecoder<ChatDecodeState> = { ...chatStreamDecoder, initial: () => ({ ...chatStreamDecoder.initial(), shapes: newShapeMemory(0) }) };
+
+/** The strings the decoder cuts out of a Chat chunk. */
+const CHANGING: readonly JsonPath[] = [
+  ["choices", 0, "delta", "content"],
+  ["choices", 0, "delta", "reasoning_content"],
+  ["choices", 0, "delta", "reasoning"],
+  ["choices", 0, "delta", "tool_calls", 0, "function", "arguments"],
+];
+function learnChunkShape(data: string, chunk: Record<string, unknown>): JsonShape | undefined {
+  const memory = newShapeMemory();
+  learnShape(memory, data, chunk, CHANGING, [["obfuscation"]]);
+  return memory.shape ?? undefined;
+}
+const fillJsonShape = (shape: JsonShape, data: string) => readShaped({ shape, tries: 0, fills: 0 }, data);
 
 const sse = (...payloads: string[]): string => payloads.map((p) => `data: ${p}\n\n`).join("");
 const both = (text: string): [StreamEvent[], StreamEvent[]] => [decodeSseText(chatStreamDecoder, text), decodeSseText(parsingOnly, text)];
@@ -19,7 +33,8 @@ function shapedChunks(text: string): number {
   let filled = 0;
   for (const block of text.split("\n\n").filter((b) => b.startsWith("data: {"))) {
     const data = block.slice(6);
-    if (state.shape !== null && fillChunkShape(state.shape, data) !== undefined) filled++;
+    const shape = state.shapes.shape;
+    if (shape !== null && fillJsonShape(shape, data) !== undefined) filled++;
     state = chatStreamDecoder.step(state, { event: undefined, data })[0];
   }
   return filled;
@@ -74,20 +89,20 @@ describe("chunk shapes: a stream reads the same with and without them", () => {
   });
 });
 
-describe("learnChunkShape", () => {
+describe("learning the shape of Chat chunks", () => {
   test("holes only where the literal is certain; the rest of the text must repeat exactly", () => {
     const data = content('"hello"');
     const shape = learnChunkShape(data, JSON.parse(data));
     expect(shape?.pieces).toEqual([`${head}{"content":`, `}${tail}`]);
-    expect(fillChunkShape(shape!, content('"bye"'))).toMatchObject({ choices: [{ delta: { content: "bye" } }] });
-    expect(fillChunkShape(shape!, content('"bye"').replace('"created":1', '"created":2'))).toBeUndefined();
+    expect(fillJsonShape(shape!, content('"bye"'))).toMatchObject({ choices: [{ delta: { content: "bye" } }] });
+    expect(fillJsonShape(shape!, content('"bye"').replace('"created":1', '"created":2'))).toBeUndefined();
   });
 
   test.each([
     ["no text in the delta", finishing],
     ["the key written twice (the last one counts in a parse)", `${head}{"content":"a","content":"b"}${tail}`],
     ["the key spaced out", `${head}{"content": "a"}${tail}`],
-    ["two choices", '{"id":"x","choices":[{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{"content":"b"}}]}'],
+    ["the text of the second choice in the first one's place", '{"id":"x","choices":[{"index":1,"delta":{"content" : "b"}},{"index":0,"delta":{"content":"a"}}]}'],
   ])("no shape: %s", (_name, data) => {
     expect(learnChunkShape(data, JSON.parse(data))).toBeUndefined();
   });
