@@ -10,14 +10,26 @@ interface SentMember {
 }
 
 /**
- * A body's text as the client sent it, its top-level members by key, and its bytes when they are
- * all ASCII (a member's offsets in the text are then its offsets in the bytes too).
+ * A body's text as the client sent it, its top-level members by key, and the bytes it was decoded
+ * from when they are exactly the text's UTF-8 (`ascii`: one byte a character, so the text's
+ * offsets are the bytes' offsets).
  */
 interface SentBody {
   readonly text: string;
   readonly bytes: Uint8Array | undefined;
+  readonly ascii: boolean;
   readonly members: ReadonlyMap<string, SentMember>;
 }
+
+const startsWithBom = (bytes: Uint8Array): boolean => bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+
+/**
+ * Whether `bytes` are the UTF-8 of `text`, which the decoder made of them. Decoding drops a leading
+ * byte-order mark and turns each bad sequence into U+FFFD (a truncated four-byte sequence into as
+ * many bytes as it had): without the mark and without a U+FFFD in the text, the bytes were valid
+ * UTF-8, which only that text encodes to.
+ */
+const isUtf8Of = (text: string, bytes: Uint8Array): boolean => !startsWithBom(bytes) && !text.includes("\ufffd");
 
 /** Bodies parsed from a client's text, with their top-level members as sent. */
 const sentBodies = new WeakMap<object, SentBody>();
@@ -36,8 +48,8 @@ function readKey(text: string, start: number, end: number): string | undefined {
 
 /**
  * Keeps the top-level members of `body` as `text` held them (`members` as `scanJsonText` found
- * them, in the parsed text), and `sentBytes`, the bytes the text was decoded from, when every one
- * is ASCII: `encodeAsSent` cuts unchanged members from them instead of serialising them again.
+ * them, in the parsed text), and `sentBytes`, the bytes the text was decoded from, when they are its
+ * UTF-8: `encodeAsSent` cuts unchanged members from them instead of serialising them again.
  * Nothing is kept when the text repeats a key or the members do not match the body, so an odd
  * text only costs the usual serialisation.
  */
@@ -49,9 +61,9 @@ export function keepSentMembers(body: JsonObject, text: string, members: readonl
     kept.set(key, { order: i / 3, start: members[i]!, end: members[i + 2]!, value: body[key] });
   }
   if (kept.size !== Object.keys(body).length) return;
-  // All ASCII: one byte a character, so the text's offsets are the bytes' offsets.
-  const bytes = sentBytes !== undefined && sentBytes.length === text.length && isAscii(sentBytes) ? sentBytes : undefined;
-  sentBodies.set(body, { text, bytes, members: kept });
+  const ascii = sentBytes !== undefined && sentBytes.length === text.length && isAscii(sentBytes);
+  const bytes = sentBytes !== undefined && (ascii || isUtf8Of(text, sentBytes)) ? sentBytes : undefined;
+  sentBodies.set(body, { text, bytes, ascii, members: kept });
 }
 
 /**
@@ -67,7 +79,9 @@ export function keepSentMembers(body: JsonObject, text: string, members: readonl
 export function encodeAsSent(body: JsonObject, sent: JsonObject): string | Blob {
   const kept = sentBodies.get(sent);
   if (!kept) return JSON.stringify(body);
-  const { text, bytes, members } = kept;
+  const { text, bytes, ascii, members } = kept;
+  // Where a text offset lies in the bytes: the same offset in ASCII, else the UTF-8 length before it.
+  const byteOffset = (offset: number): number => (ascii ? offset : Buffer.byteLength(text.slice(0, offset), "utf8"));
   const pieces: (string | Uint8Array)[] = ["{"];
   // Unchanged members next to each other in the text go as one cut, separators included: the
   // fewer and longer the pieces, the cheaper the send (most of a conversation is one cut).
@@ -75,7 +89,11 @@ export function encodeAsSent(body: JsonObject, sent: JsonObject): string | Blob 
   const endRun = () => {
     if (!run) return;
     if (pieces.length > 1) pieces.push(",");
-    pieces.push(bytes ? bytes.subarray(run.start, run.end) : text.slice(run.start, run.end));
+    if (!bytes) pieces.push(text.slice(run.start, run.end));
+    else {
+      const from = byteOffset(run.start);
+      pieces.push(bytes.subarray(from, ascii ? run.end : from + Buffer.byteLength(text.slice(run.start, run.end), "utf8")));
+    }
     run = undefined;
   };
   for (const key of Object.keys(body)) {

@@ -79,7 +79,7 @@ describe("encodeAsSent", () => {
     expect(stringifyAsSent(body, sent)).toBe(JSON.stringify(body));
   });
 
-  test("generated bodies: compact text gives JSON.stringify's bytes, other spacing the same value (fixed seed)", () => {
+  test("generated bodies, with and without their bytes: compact text gives JSON.stringify's bytes, other spacing the same value (fixed seed)", async () => {
     let seed = 7;
     const next = () => (seed = (Math.imul(seed, 1_664_525) + 1_013_904_223) >>> 0) / 2 ** 32;
     const values = [null, true, 0, -1.5e-7, 12345678, "", "x\"y\\z\n", "[{", [], {}, [1, { a: "]" }], { b: { c: [] } }];
@@ -88,14 +88,17 @@ describe("encodeAsSent", () => {
       const doc: JsonObject = {};
       for (let i = Math.floor(next() * 6); i > 0; i--) doc[names[Math.floor(next() * names.length)]!] = values[Math.floor(next() * values.length)];
       const spaced = next() < 0.5;
-      const sent = parse(JSON.stringify(doc, null, spaced ? 2 : undefined));
+      const text = JSON.stringify(doc, null, spaced ? 2 : undefined);
+      const withBytes = next() < 0.5;
+      const sent = parseJsonText(text, withBytes ? new TextEncoder().encode(text) : undefined) as JsonObject;
       const body: JsonObject = { ...sent };
       for (const name of names) {
         const roll = next();
         if (roll < 0.15) body[name] = values[Math.floor(next() * values.length)];
         else if (roll < 0.25) delete body[name];
       }
-      const out = stringifyAsSent(body, sent);
+      const encoded = encodeAsSent(body, sent);
+      const out = typeof encoded === "string" ? encoded : await encoded.text();
       if (spaced) expect(JSON.parse(out)).toEqual(JSON.parse(JSON.stringify(body)));
       else expect(out).toBe(JSON.stringify(body));
     }
@@ -112,9 +115,21 @@ describe("encodeAsSent", () => {
     expect(await (out as Blob).text()).toBe(JSON.stringify(body));
   });
 
-  test("with bytes that are not all ASCII, the body comes as a string", () => {
-    const text = JSON.stringify({ ...CONVERSATION, system: "café 🚀" });
+  test("with bytes that are UTF-8 but not all ASCII: cut at the members' byte offsets", async () => {
+    const text = JSON.stringify({ model: "normal", system: "café — “quoted” 🚀", messages: [{ role: "user", content: "naïve ünïcödé …" }], max_tokens: 9 });
     const sent = parseJsonText(text, new TextEncoder().encode(text)) as JsonObject;
+    const body: JsonObject = { ...sent, model: "m", max_tokens: 10 };
+    const out = encodeAsSent(body, sent);
+    expect(out).toBeInstanceOf(Blob);
+    expect(new Uint8Array(await (out as Blob).arrayBuffer())).toEqual(new TextEncoder().encode(JSON.stringify(body)));
+  });
+
+  test("bytes with a bad sequence (decoded to U+FFFD) are not cut from: the body comes as a string", () => {
+    // A truncated four-byte sequence: three bytes, and U+FFFD is three bytes too.
+    const bytes = new Uint8Array([...new TextEncoder().encode('{"model":"normal","system":"a'), 0xf0, 0x9f, 0x98, ...new TextEncoder().encode('b","max_tokens":1}')]);
+    const text = new TextDecoder().decode(bytes);
+    expect(Buffer.byteLength(text)).toBe(bytes.length);
+    const sent = parseJsonText(text, bytes) as JsonObject;
     const body = { ...sent, model: "m" };
     expect(encodeAsSent(body, sent)).toBe(JSON.stringify(body));
   });
