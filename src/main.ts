@@ -94,10 +94,11 @@ function firstAccountHint(config: Config): string {
 
 async function main(): Promise<void> {
   const config = configOrExit();
+  // Before anything is loaded or started: this may replace the process with itself, sized for its
+  // streams, and the modules loaded before it would be loaded twice.
+  const sizing = sizeProcess(config.maxUpstreamRequests, loadLibc());
   // Loaded only now: the executable unpacks its migrations when this module is loaded.
   const { startGateway } = await import("./start-gateway.ts");
-  // Before anything starts: this may replace the process with itself, sized for its streams.
-  const sizing = sizeProcess(config.maxUpstreamRequests, loadLibc());
   const started = startGateway(config);
   handleSignals(started);
   const gateway = await started;

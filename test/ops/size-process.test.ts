@@ -5,6 +5,10 @@ import { sizeProcess } from "../../src/ops/size-process.ts";
 
 /** The variable Bun reads its fetch pool size from, once, at start. */
 const FETCH_POOL_VARIABLE = "BUN_CONFIG_MAX_HTTP_REQUESTS";
+/** The JSC option (through Bun's BUN_JSC_ prefix) that starts full collections sooner. */
+const OLD_GENERATION_VARIABLE = "BUN_JSC_minEdenToOldGenerationRatio";
+/** An environment where both are set as the gateway sets them. */
+const SIZED = { [FETCH_POOL_VARIABLE]: "16384", [OLD_GENERATION_VARIABLE]: "0.75" };
 
 /**
  * A C library whose limits are given and whose exec is recorded (a real one would replace the test
@@ -26,9 +30,9 @@ function fakeLibc(limit: { soft: number; hard: number }, privileged = false) {
 }
 
 describe("sizeProcess", () => {
-  test("the pool already sized and files enough: no exec, one line", () => {
+  test("the pool and the collector already set and files enough: no exec, one line", () => {
     const { libc, execs } = fakeLibc({ soft: 1024, hard: 1_048_576 });
-    const sizing = sizeProcess(16_384, libc, { [FETCH_POOL_VARIABLE]: "16384" });
+    const sizing = sizeProcess(16_384, libc, SIZED);
     expect(execs).toEqual([]);
     expect(sizing).toEqual({ info: "routelane: up to 16384 upstream calls at once, open-file limit 1048576", warnings: [] });
   });
@@ -39,7 +43,30 @@ describe("sizeProcess", () => {
     expect(execs).toHaveLength(1);
     expect(execs[0]!.path).toBe(process.execPath);
     expect(execs[0]!.argv[0]).toBe(process.execPath);
-    expect(execs[0]!.env).toEqual({ PATH: "/usr/bin", [FETCH_POOL_VARIABLE]: "16384" });
+    expect(execs[0]!.env).toEqual({ PATH: "/usr/bin", ...SIZED });
+  });
+
+  test("the pool sized but the collector not: replaced by itself with the collector's setting added, nothing said", () => {
+    const { libc, execs } = fakeLibc({ soft: 1_048_576, hard: 1_048_576 });
+    const sizing = sizeProcess(16_384, libc, { PATH: "/usr/bin", [FETCH_POOL_VARIABLE]: "16384" });
+    expect(execs.map((exec) => exec.env)).toEqual([{ PATH: "/usr/bin", ...SIZED }]);
+    expect(sizing.warnings).toEqual([]);
+  });
+
+  test("an operator's own collector setting is kept", () => {
+    const { libc, execs } = fakeLibc({ soft: 1_048_576, hard: 1_048_576 });
+    sizeProcess(16_384, libc, { [OLD_GENERATION_VARIABLE]: "0.5" });
+    expect(execs.map((exec) => exec.env)).toEqual([{ [FETCH_POOL_VARIABLE]: "16384", [OLD_GENERATION_VARIABLE]: "0.5" }]);
+    const again = fakeLibc({ soft: 1_048_576, hard: 1_048_576 });
+    sizeProcess(16_384, again.libc, { [FETCH_POOL_VARIABLE]: "16384", [OLD_GENERATION_VARIABLE]: "0.5" });
+    expect(again.execs).toEqual([]);
+  });
+
+  // Bun refuses to start on a BUN_JSC_ variable that names no option of its JSC: an upgrade that
+  // dropped this one would stop every gateway at its exec.
+  test("this Bun knows the collector option: a process started with it runs", () => {
+    const child = Bun.spawnSync([process.execPath, "-e", "console.log('ran')"], { env: { ...process.env, ...SIZED }, stdout: "pipe", stderr: "pipe" });
+    expect({ code: child.exitCode, out: child.stdout.toString().trim(), err: child.stderr.toString() }).toEqual({ code: 0, out: "ran", err: "" });
   });
 
   test("an exec that fails leaves Bun's pool, said in one line", () => {
@@ -53,7 +80,7 @@ describe("sizeProcess", () => {
 
   test("a hard limit too low for the streams: raised as far as it goes, and one line says how many it holds", () => {
     const { libc, limit } = fakeLibc({ soft: 1024, hard: 20_000 });
-    const sizing = sizeProcess(16_384, libc, { [FETCH_POOL_VARIABLE]: "16384" });
+    const sizing = sizeProcess(16_384, libc, SIZED);
     expect(limit.soft).toBe(20_000);
     expect(sizing.warnings).toEqual([
       "routelane: open-file limit 20000 (hard 20000) holds about 9872 streams, fewer than server.maxUpstreamRequests 16384: raise the hard limit (ulimit -Hn, systemd LimitNOFILE=, docker --ulimit nofile=)",
@@ -62,7 +89,7 @@ describe("sizeProcess", () => {
 
   test("a privileged process raises its hard limit to what the streams need, and says nothing more", () => {
     const { libc, limit } = fakeLibc({ soft: 1024, hard: 20_000 }, true);
-    const sizing = sizeProcess(16_384, libc, { [FETCH_POOL_VARIABLE]: "16384" });
+    const sizing = sizeProcess(16_384, libc, SIZED);
     expect(limit).toEqual({ soft: 33_024, hard: 33_024 });
     expect(sizing).toEqual({ info: "routelane: up to 16384 upstream calls at once, open-file limit 33024", warnings: [] });
   });
