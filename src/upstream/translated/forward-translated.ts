@@ -196,7 +196,7 @@ function decodeBytes(t: Translation, bytes: Uint8Array | null, adapter: Upstream
     if (checking && !onlyStart(produced)) checking = false;
   }
   if (t.splitter.overflowed) events.push(errorEvent(streamFailures.eventTooLarge(maxEventBytes)));
-  else if (bytes === null) events.push(...adapter.stream.end(t.decoder));
+  else if (bytes === null) for (const event of adapter.stream.end(t.decoder)) events.push(event);
   return events;
 }
 
@@ -217,13 +217,15 @@ async function startStream(response: Response, request: TranslatedRequest): Prom
     collector: request.collect ? newStreamCollector() : undefined,
     text: createTextTally(),
   };
-  const first: StreamEvent[] = [];
+  let first: StreamEvent[] = [];
   try {
     // A start alone commits nothing: an upstream that fails right after it (a Responses
     // `response.failed` after `response.created`) is still an HTTP error, or another model.
     while (onlyStart(first)) {
       const bytes = await readNext(t.reader);
-      first.push(...decodeBytes(t, bytes, adapter, request.limits.maxEventBytes, (event) => refuseErrorEvent(adapter, event)));
+      // Taken as it is (usually the first read holds the whole start): no spread of every event as an argument.
+      const decoded = decodeBytes(t, bytes, adapter, request.limits.maxEventBytes, (event) => refuseErrorEvent(adapter, event));
+      first = first.length === 0 ? decoded : first.concat(decoded);
       if (bytes === null && onlyStart(first)) {
         throw fail("UpstreamCut", "upstream closed the stream before the first event");
       }
