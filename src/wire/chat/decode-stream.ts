@@ -7,7 +7,8 @@ import { classifyUpstreamError } from "../classify-upstream-error.ts";
 import type { SseEvent } from "../sse-event.ts";
 import type { StreamDecoder } from "../upstream-adapter.ts";
 import { isJsonObject } from "../../canonical/json-object.ts";
-import { type JsonPath, learnShape, newShapeMemory, readShaped, type ShapeMemory } from "../json-shape.ts";
+import { learnShape, newShapeMemory, readShaped, type ShapeMemory } from "../json-shape.ts";
+import { CHANGING_CHUNK_STRINGS, CHUNK_PADDING } from "./chunk-strings.ts";
 
 /** Decoder state. It belongs to one stream and `step` updates it in place (one allocation per stream, not per event). */
 export interface ChatDecodeState {
@@ -29,16 +30,6 @@ export interface ChatDecodeState {
   /** The shape of this stream's text chunks, once learned: those are read without JSON.parse. */
   readonly shapes: ShapeMemory;
 }
-
-/** The strings that change from one text chunk to the next: the delta's text or reasoning, a call's argument fragment. */
-const CHANGING: readonly JsonPath[] = [
-  ["choices", 0, "delta", "content"],
-  ["choices", 0, "delta", "reasoning_content"],
-  ["choices", 0, "delta", "reasoning"],
-  ["choices", 0, "delta", "tool_calls", 0, "function", "arguments"],
-];
-/** OpenAI's random padding, different on every chunk. */
-const PADDING: readonly JsonPath[] = [["obfuscation"]];
 
 const failure = (message: string): StreamEvent => ({ type: "error", error: { status: 502, type: "upstream_error", message } });
 
@@ -136,7 +127,7 @@ function parseChunk(state: ChatDecodeState, data: string): unknown {
   } catch {
     return undefined;
   }
-  if (state.started && isJsonObject(parsed)) learnShape(state.shapes, data, parsed, CHANGING, PADDING);
+  if (state.started && isJsonObject(parsed)) learnShape(state.shapes, data, parsed, CHANGING_CHUNK_STRINGS, CHUNK_PADDING);
   return parsed;
 }
 

@@ -1,6 +1,8 @@
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 import type { Usage } from "../../canonical/usage.ts";
 import { type InspectContext, parseEventData, type StreamInspector, textOf, type Verdict } from "../stream-inspector.ts";
+import { learnShape, newShapeMemory, readShaped } from "../json-shape.ts";
+import { CHANGING_CHUNK_STRINGS, CHUNK_PADDING } from "./chunk-strings.ts";
 import { decodeChatUsage } from "./map-usage.ts";
 
 /** The end of a Chat stream: not JSON, and nothing follows it. */
@@ -46,13 +48,20 @@ function step(name: string | undefined, event: JsonObject, state: State, ctx: In
 /** Reads a Chat stream passed through (see StreamInspector). */
 export function inspectChatStream(ctx: InspectContext): StreamInspector {
   const state: State = {};
+  // Text chunks differ only in their text: those after the first of a kind are read without JSON.parse.
+  const shapes = newShapeMemory();
+  const parse = (data: string): JsonObject | undefined => {
+    const event = parseEventData(data);
+    if (event !== undefined) learnShape(shapes, data, event, CHANGING_CHUNK_STRINGS, CHUNK_PADDING);
+    return event;
+  };
   return {
     step(name, data) {
       if (data === CHAT_STREAM_END) {
         state.between = true;
         return "stopped";
       }
-      const event = parseEventData(data);
+      const event = readShaped(shapes, data) ?? parse(data);
       if (event === undefined) return "malformed";
       // Whatever follows the end (a recording holds two answers) means the stream goes on.
       state.between = false;
