@@ -16,7 +16,7 @@ import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
 import { normalizeToolIds } from "../routing/normalize-tool-ids.ts";
 import { stripForeignThinking } from "../routing/strip-foreign-thinking.ts";
 import { forwardTranslated } from "../upstream/translated/forward-translated.ts";
-import { encodeAsSent } from "./encode-as-sent.ts";
+import { encodeAsSent, type SentBody } from "./encode-as-sent.ts";
 import type { StreamOutcome } from "../upstream/translated/stream-outcome.ts";
 import type { JsonObject } from "../canonical/json-object.ts";
 
@@ -41,6 +41,8 @@ export interface ModelCall {
   readonly beforeLastBytes?: () => void | Promise<void>;
   /** The client's body before any model was tried; each attempt works on a shallow copy. */
   readonly body: JsonObject;
+  /** `body` as the client sent it (its text, members and bytes): a same-format call sends it on cut from them. */
+  readonly sent?: SentBody;
   /** The client's body in canonical form, decoded once when a cross-format model is first tried. */
   canonical(): Converted<CanonicalRequest>;
   readonly onStreamEnd: (outcome: StreamOutcome) => void;
@@ -122,7 +124,7 @@ async function passThrough(call: ModelCall, name: string, model: ModelConfig, wa
     url: provider.baseUrl + api.path,
     headers: buildForwardHeaders(api, clientHeaders, provider, call.stream),
     // The members the gateway left alone (most of a big conversation) go as the client sent them.
-    body: encodeAsSent(body, call.body),
+    body: encodeAsSent(body, call.sent),
     stream: call.stream,
     client: call.client,
     timeoutMs: call.timeoutMs,

@@ -14,7 +14,7 @@ interface SentMember {
  * from when they are exactly the text's UTF-8 (`ascii`: one byte a character, so the text's
  * offsets are the bytes' offsets).
  */
-interface SentBody {
+export interface SentBody {
   readonly text: string;
   readonly bytes: Uint8Array | undefined;
   readonly ascii: boolean;
@@ -31,9 +31,6 @@ const startsWithBom = (bytes: Uint8Array): boolean => bytes[0] === 0xef && bytes
  */
 const isUtf8Of = (text: string, bytes: Uint8Array): boolean => !startsWithBom(bytes) && !text.includes("\ufffd");
 
-/** Bodies parsed from a client's text, with their top-level members as sent. */
-const sentBodies = new WeakMap<object, SentBody>();
-
 /** A key as the parse reads it: most keys hold no escape, and are their text less the quotes. */
 function readKey(text: string, start: number, end: number): string | undefined {
   const raw = text.slice(start + 1, end - 1);
@@ -47,39 +44,38 @@ function readKey(text: string, start: number, end: number): string | undefined {
 }
 
 /**
- * Keeps the top-level members of `body` as `text` held them (`members` as `scanJsonText` found
- * them, in the parsed text), and `sentBytes`, the bytes the text was decoded from, when they are its
- * UTF-8: `encodeAsSent` cuts unchanged members from them instead of serialising them again.
- * Nothing is kept when the text repeats a key or the members do not match the body, so an odd
- * text only costs the usual serialisation.
+ * The top-level members of `body` as `text` held them (`members` as `scanJsonText` found them, in
+ * the parsed text), and `sentBytes`, the bytes the text was decoded from, when they are its UTF-8:
+ * what `encodeAsSent` cuts unchanged members from instead of serialising them again. None when the
+ * text repeats a key or the members do not match the body: an odd text only costs the usual
+ * serialisation.
  */
-export function keepSentMembers(body: JsonObject, text: string, members: readonly number[], sentBytes?: Uint8Array): void {
+export function readSentBody(body: JsonObject, text: string, members: readonly number[], sentBytes?: Uint8Array): SentBody | undefined {
   const kept = new Map<string, SentMember>();
   for (let i = 0; i < members.length; i += 3) {
     const key = readKey(text, members[i]!, members[i + 1]!);
-    if (key === undefined || kept.has(key) || !Object.hasOwn(body, key)) return;
+    if (key === undefined || kept.has(key) || !Object.hasOwn(body, key)) return undefined;
     kept.set(key, { order: i / 3, start: members[i]!, end: members[i + 2]!, value: body[key] });
   }
-  if (kept.size !== Object.keys(body).length) return;
+  if (kept.size !== Object.keys(body).length) return undefined;
   const ascii = sentBytes !== undefined && sentBytes.length === text.length && isAscii(sentBytes);
   const bytes = sentBytes !== undefined && (ascii || isUtf8Of(text, sentBytes)) ? sentBytes : undefined;
-  sentBodies.set(body, { text, bytes, ascii, members: kept });
+  return { text, bytes, ascii, members: kept };
 }
 
 /**
- * The JSON of `body`, a body made from `sent` (one `keepSentMembers` kept, copied and given other
+ * The JSON of `body`, a body made from the one `sent` was read from (copied and given other
  * top-level members), to send upstream: each member still holding the value parsed from the
  * client's text goes as it came, and only the others are serialised. The members come in the
  * body's own order, as `JSON.stringify` puts them; an unchanged member keeps the client's spacing
  * and escapes, the same JSON value. When the client's bytes were kept, a Blob of their cuts (the
  * conversation is never copied into a string, nor encoded again); otherwise one string; for a body
- * not parsed from a client's text, `JSON.stringify(body)`. Relies on what the pipeline holds to: a
+ * without `sent`, `JSON.stringify(body)`. Relies on what the pipeline holds to: a
  * body's nested values are never changed in place, only top-level members replaced.
  */
-export function encodeAsSent(body: JsonObject, sent: JsonObject): string | Blob {
-  const kept = sentBodies.get(sent);
-  if (!kept) return JSON.stringify(body);
-  const { text, bytes, ascii, members } = kept;
+export function encodeAsSent(body: JsonObject, sent: SentBody | undefined): string | Blob {
+  if (!sent) return JSON.stringify(body);
+  const { text, bytes, ascii, members } = sent;
   // Where a text offset lies in the bytes: the same offset in ASCII, else the UTF-8 length before it.
   const byteOffset = (offset: number): number => (ascii ? offset : Buffer.byteLength(text.slice(0, offset), "utf8"));
   const pieces: (string | Uint8Array)[] = ["{"];

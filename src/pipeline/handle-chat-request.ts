@@ -29,6 +29,7 @@ import { routeRequest } from "./route-request.ts";
 import { routerHeaders } from "./router-headers.ts";
 import { trackRequest, type RequestTracker } from "./track-request.ts";
 import type { JsonObject } from "../canonical/json-object.ts";
+import type { SentBody } from "./encode-as-sent.ts";
 
 /** One request while it is served: what every step reads, and what it must hand on. */
 interface Served {
@@ -46,6 +47,8 @@ interface Served {
   readonly body: JsonObject;
   /** The body's text as it came: the response cache's key is hashed from it. */
   readonly sentText: string;
+  /** What sends the body on as it came (same-format), when it can be. */
+  readonly sent: SentBody | undefined;
   readonly tier: Tier;
   readonly stream: boolean;
 }
@@ -103,7 +106,7 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     // Only a request that will be served is counted: a refused body or tier costs no limit.
     lease = await acquireLease(deps, principal);
     headers = { ...lease.headers };
-    const served: Served = { format, api, request, span, deps, requestId, track, lease, principal, body, sentText: sent.text, tier, stream };
+    const served: Served = { format, api, request, span, deps, requestId, track, lease, principal, body, sentText: sent.text, sent: sent.sent, tier, stream };
     if (tier === "smart-plus" && deps.smartPlus) return await smartPlusTurn(served, headers);
     const slot = cacheSlot(served);
     const hit = slot?.lookup ? await serveFromCache(served, slot, headers) : null;
@@ -209,6 +212,7 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
     limits: upstreamLimits(deps),
     beforeLastBytes: () => lease.release(),
     body: s.body,
+    ...(s.sent ? { sent: s.sent } : {}),
     canonical: decode,
     collect: store !== undefined,
     pinnedModel: route.pinnedModel,

@@ -1,28 +1,29 @@
 import { invalidRequest } from "../canonical/gateway-error.ts";
-import { isJsonObject } from "../canonical/json-object.ts";
 import { MAX_JSON_DEPTH } from "./exceeds-json-depth.ts";
 import { scanJsonText } from "./scan-json-text.ts";
-import { keepSentMembers } from "./encode-as-sent.ts";
+
+/** A client's JSON text parsed, with where an object's top-level members lie in it. */
+export interface ParsedJsonText {
+  readonly value: unknown;
+  /** As `scanJsonText` gives them: three offsets a member; absent when the text is not one object. */
+  readonly members: readonly number[] | undefined;
+}
 
 /**
  * Parses JSON text from a client, refusing text nested deeper than MAX_JSON_DEPTH (checked by a
  * scan before the parse, so a hostile body costs one pass over its text and nothing more). The
- * same scan finds where an object's top-level members lie: the body can be sent on as it came,
- * less the members the gateway replaces (`encodeAsSent`), without serialising it again; from
- * `bytes`, the bytes the text was decoded from, when given.
+ * same scan finds where an object's top-level members lie, so the body can be sent on as it came,
+ * less the members the gateway replaces, without serialising it again (`encodeAsSent`).
  */
-export function parseJsonText(text: string, bytes?: Uint8Array): unknown {
+export function parseJsonText(text: string): ParsedJsonText {
   const scan = scanJsonText(text, MAX_JSON_DEPTH, true);
   if (scan.tooDeep) {
     throw invalidRequest(`request body nests arrays and objects deeper than the limit of ${MAX_JSON_DEPTH} levels`);
   }
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return { value: JSON.parse(text), members: scan.members };
   } catch {
     // The parser's own message may quote the body, so it is not passed on.
     throw invalidRequest(/^\s*$/.test(text) ? "request body is required" : "request body is not valid JSON");
   }
-  if (scan.members && isJsonObject(value)) keepSentMembers(value, text, scan.members, bytes);
-  return value;
 }

@@ -1,4 +1,6 @@
 import { type GatewayError, invalidRequest, fail } from "../canonical/gateway-error.ts";
+import { isJsonObject } from "../canonical/json-object.ts";
+import { readSentBody, type SentBody } from "./encode-as-sent.ts";
 import { parseJsonText } from "./parse-json-text.ts";
 
 const tooLarge = (limit: number): GatewayError =>
@@ -31,8 +33,17 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
   return (await readJsonBodyWithText(request, limit)).value;
 }
 
-/** readJsonBody, with the text as it came (the response cache hashes it rather than the parsed body). */
-export async function readJsonBodyWithText(request: Request, limit: number): Promise<{ readonly text: string; readonly value: unknown }> {
+/** A JSON request body as read: its value, its text as it came, and what sends it on as it came. */
+export interface ReadJsonBody {
+  readonly value: unknown;
+  /** The text as it came: the response cache hashes it rather than the parsed body. */
+  readonly text: string;
+  /** The text's members and bytes, for `encodeAsSent`; absent when the body cannot be cut from them. */
+  readonly sent: SentBody | undefined;
+}
+
+/** readJsonBody, with the text as it came and what sends the body on as it came. */
+export async function readJsonBodyWithText(request: Request, limit: number): Promise<ReadJsonBody> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   if (!request.body || declared === "0") throw invalidRequest("request body is required");
@@ -40,5 +51,6 @@ export async function readJsonBodyWithText(request: Request, limit: number): Pro
   // bytes are kept beside the text: a body sent on as it came is cut from them (encodeAsSent).
   const bytes = declared !== null ? new Uint8Array(await request.arrayBuffer()) : await readLimited(request.body, limit);
   const text = utf8.decode(bytes);
-  return { text, value: parseJsonText(text, bytes) };
+  const { value, members } = parseJsonText(text);
+  return { value, text, sent: members && isJsonObject(value) ? readSentBody(value, text, members, bytes) : undefined };
 }

@@ -1,13 +1,24 @@
 import { describe, expect, test } from "bun:test";
 import type { JsonObject } from "../../src/canonical/json-object.ts";
 import { parseJsonText } from "../../src/pipeline/parse-json-text.ts";
-import { encodeAsSent } from "../../src/pipeline/encode-as-sent.ts";
+import { encodeAsSent, readSentBody, type SentBody } from "../../src/pipeline/encode-as-sent.ts";
 
-const parse = (text: string): JsonObject => parseJsonText(text) as JsonObject;
+/** What each body parsed here was sent as, as the pipeline reads it beside the body. */
+const sentAs = new WeakMap<JsonObject, SentBody | undefined>();
+
+function parse(text: string, bytes?: Uint8Array): JsonObject {
+  const { value, members } = parseJsonText(text);
+  const body = value as JsonObject;
+  sentAs.set(body, members ? readSentBody(body, text, members, bytes) : undefined);
+  return body;
+}
+
+/** `body` (made from `sent`) encoded with what `sent` was sent as. */
+const encode = (body: JsonObject, sent: JsonObject): string | Blob => encodeAsSent(body, sentAs.get(sent));
 
 /** Without the client's bytes the body comes as one string. */
 function stringifyAsSent(body: JsonObject, sent: JsonObject): string {
-  const out = encodeAsSent(body, sent);
+  const out = encode(body, sent);
   if (typeof out !== "string") throw new Error("expected a string");
   return out;
 }
@@ -90,14 +101,14 @@ describe("encodeAsSent", () => {
       const spaced = next() < 0.5;
       const text = JSON.stringify(doc, null, spaced ? 2 : undefined);
       const withBytes = next() < 0.5;
-      const sent = parseJsonText(text, withBytes ? new TextEncoder().encode(text) : undefined) as JsonObject;
+      const sent = parse(text, withBytes ? new TextEncoder().encode(text) : undefined);
       const body: JsonObject = { ...sent };
       for (const name of names) {
         const roll = next();
         if (roll < 0.15) body[name] = values[Math.floor(next() * values.length)];
         else if (roll < 0.25) delete body[name];
       }
-      const encoded = encodeAsSent(body, sent);
+      const encoded = encode(body, sent);
       const out = typeof encoded === "string" ? encoded : await encoded.text();
       if (spaced) expect(JSON.parse(out)).toEqual(JSON.parse(JSON.stringify(body)));
       else expect(out).toBe(JSON.stringify(body));
@@ -107,19 +118,19 @@ describe("encodeAsSent", () => {
   test("with the client's bytes, all ASCII: a Blob of their cuts, the same bytes the text gives", async () => {
     const text = JSON.stringify(CONVERSATION);
     const bytes = new TextEncoder().encode(text);
-    const sent = parseJsonText(text, bytes) as JsonObject;
+    const sent = parse(text, bytes);
     const body: JsonObject = { ...sent, model: "sim-all", thinking: { type: "adaptive" } };
     delete body.temperature;
-    const out = encodeAsSent(body, sent);
+    const out = encode(body, sent);
     expect(out).toBeInstanceOf(Blob);
     expect(await (out as Blob).text()).toBe(JSON.stringify(body));
   });
 
   test("with bytes that are UTF-8 but not all ASCII: cut at the members' byte offsets", async () => {
     const text = JSON.stringify({ model: "normal", system: "café — “quoted” 🚀", messages: [{ role: "user", content: "naïve ünïcödé …" }], max_tokens: 9 });
-    const sent = parseJsonText(text, new TextEncoder().encode(text)) as JsonObject;
+    const sent = parse(text, new TextEncoder().encode(text));
     const body: JsonObject = { ...sent, model: "m", max_tokens: 10 };
-    const out = encodeAsSent(body, sent);
+    const out = encode(body, sent);
     expect(out).toBeInstanceOf(Blob);
     expect(new Uint8Array(await (out as Blob).arrayBuffer())).toEqual(new TextEncoder().encode(JSON.stringify(body)));
   });
@@ -129,17 +140,17 @@ describe("encodeAsSent", () => {
     const bytes = new Uint8Array([...new TextEncoder().encode('{"model":"normal","system":"a'), 0xf0, 0x9f, 0x98, ...new TextEncoder().encode('b","max_tokens":1}')]);
     const text = new TextDecoder().decode(bytes);
     expect(Buffer.byteLength(text)).toBe(bytes.length);
-    const sent = parseJsonText(text, bytes) as JsonObject;
+    const sent = parse(text, bytes);
     const body = { ...sent, model: "m" };
-    expect(encodeAsSent(body, sent)).toBe(JSON.stringify(body));
+    expect(encode(body, sent)).toBe(JSON.stringify(body));
   });
 
   test("bytes of another length than the text (a byte-order mark the decoder dropped) are not cut from", () => {
     const text = JSON.stringify(CONVERSATION);
     const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(text)]);
     expect(new TextDecoder().decode(bytes)).toBe(text);
-    const sent = parseJsonText(text, bytes) as JsonObject;
+    const sent = parse(text, bytes);
     const body = { ...sent, model: "m" };
-    expect(encodeAsSent(body, sent)).toBe(JSON.stringify(body));
+    expect(encode(body, sent)).toBe(JSON.stringify(body));
   });
 });

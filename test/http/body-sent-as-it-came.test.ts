@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { knobConfig } from "../helpers/start-knob-upstream.ts";
+import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
+
+/**
+ * A same-format body goes upstream as the client sent it, less the members the gateway replaces:
+ * an upstream that records the text it received sees the client's own spacing, escapes and
+ * member order, the model replaced, and the same JSON value as the gateway's body.
+ */
+
+const received: string[] = [];
+const upstream = Bun.serve({
+  port: 0,
+  hostname: "127.0.0.1",
+  async fetch(request) {
+    received.push(await request.text());
+    return Response.json({
+      id: "msg_1",
+      type: "message",
+      role: "assistant",
+      model: "knob-messages",
+      content: [{ type: "text", text: "ok" }],
+      stop_reason: "end_turn",
+      stop_sequence: null,
+      usage: { input_tokens: 5, output_tokens: 1 },
+    });
+  },
+});
+
+let gw: TestGateway;
+let key: string;
+beforeAll(async () => {
+  gw = await startTestGateway({ fileConfig: knobConfig(`http://127.0.0.1:${upstream.port}`) });
+  ({ key } = await gw.account("Enterprise"));
+}, 30_000);
+afterAll(async () => {
+  await gw.stop();
+  upstream.stop(true);
+}, 30_000);
+
+test.each([
+  ["ASCII", "Read src/app.ts and fix the bug"],
+  ["non-ASCII", "Lies src/app.ts — und behebe den Fehler 🚀"],
+])("%s: unchanged members keep the client's bytes, the model is the upstream's", async (_, ask) => {
+  const messages = ` [ {"role" : "user", "content" : ${JSON.stringify(ask)} , "x\\u0041": 1} ]`;
+  const text = `{ "model" : "normal",\n  "messages" :${messages},\n  "max_tokens" : 64 }`;
+  const response = await fetch(`${gw.url}/v1/messages`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" },
+    body: text,
+  });
+  expect(response.status).toBe(200);
+  const sent = received.at(-1)!;
+  // The conversation as the client wrote it, spacing and escape included; the model replaced.
+  expect(sent).toContain(`"messages" :${messages}`);
+  expect(sent).not.toContain(`"model" : "normal"`);
+  const body = JSON.parse(sent) as Record<string, unknown>;
+  expect(body.model).toBe("knob-messages");
+  expect(body.messages).toEqual(JSON.parse(messages));
+});
