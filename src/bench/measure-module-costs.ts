@@ -20,9 +20,7 @@ import { loadConfig } from "../config/load-config.ts";
 import type { Config } from "../config/schema.ts";
 import type { Database } from "../db/client.ts";
 import { wireApi } from "../wire/wire-apis.ts";
-import { isJsonObject } from "../canonical/json-object.ts";
-import { readSentBody } from "../pipeline/encode-as-sent.ts";
-import { parseJsonText } from "../pipeline/parse-json-text.ts";
+import { parseJsonBody } from "../pipeline/read-json-body.ts";
 import { createLimiter } from "../limits/create-limiter.ts";
 import type { LimitSubject } from "../limits/limiter.ts";
 import { createMetrics } from "../ops/create-metrics.ts";
@@ -102,17 +100,13 @@ const heavy = (calls: CallCostOptions): CallCostOptions => ({ warmup: Math.min(c
 
 const CAPPED: PlanLimits = { requestsPerMinute: 100_000_000, concurrentRequests: 100_000, tokensPerMonth: 1_000_000_000_000_000 };
 
-const utf8 = new TextDecoder();
-
 /**
  * What the pipeline does with a request body's bytes before routing: decode them, scan and parse
- * the text, note where its members lie (to send it on as it came), check it against the API's
- * schema and rules. Returns a number derived from the result.
+ * the text (noting where its members lie, for a body large enough to send on as it came), check it
+ * against the API's schema and rules. Returns a number derived from the result.
  */
 function checkBody(format: WireFormat, bytes: Uint8Array): number {
-  const text = utf8.decode(bytes);
-  const { value, members } = parseJsonText(text);
-  const sent = members && isJsonObject(value) ? readSentBody(value, text, members, bytes) : undefined;
+  const { value, sent } = parseJsonBody(bytes);
   return Object.keys(wireApi(format).checkRequest(value)).length + (sent ? 1 : 0);
 }
 

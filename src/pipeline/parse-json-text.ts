@@ -5,18 +5,19 @@ import { scanJsonText } from "./scan-json-text.ts";
 /** A client's JSON text parsed, with where an object's top-level members lie in it. */
 export interface ParsedJsonText {
   readonly value: unknown;
-  /** As `scanJsonText` gives them: three offsets a member; absent when the text is not one object. */
+  /** As `scanJsonText` gives them: three offsets a member; absent when not asked for or the text is not one object. */
   readonly members: readonly number[] | undefined;
 }
 
 /**
  * Parses JSON text from a client, refusing text nested deeper than MAX_JSON_DEPTH (checked by a
  * scan before the parse, so a hostile body costs one pass over its text and nothing more). The
- * same scan finds where an object's top-level members lie, so the body can be sent on as it came,
- * less the members the gateway replaces, without serialising it again (`encodeAsSent`).
+ * same scan finds, with `members`, where an object's top-level members lie, so the body can be
+ * sent on as it came, less the members the gateway replaces, without serialising it again
+ * (`encodeAsSent`).
  */
-export function parseJsonText(text: string): ParsedJsonText {
-  const scan = scanJsonText(text, MAX_JSON_DEPTH, true);
+export function parseJsonText(text: string, members = true): ParsedJsonText {
+  const scan = scanJsonText(text, MAX_JSON_DEPTH, members);
   if (scan.tooDeep) {
     throw invalidRequest(`request body nests arrays and objects deeper than the limit of ${MAX_JSON_DEPTH} levels`);
   }

@@ -43,7 +43,9 @@ test.each([
   ["non-ASCII", "Lies src/app.ts — und behebe den Fehler 🚀"],
 ])("%s: unchanged members keep the client's bytes, the model is the upstream's", async (_, ask) => {
   const messages = ` [ {"role" : "user", "content" : ${JSON.stringify(ask)} , "x\\u0041": 1} ]`;
-  const text = `{ "model" : "normal",\n  "messages" :${messages},\n  "max_tokens" : 64 }`;
+  // Large enough to be cut from its bytes (a small body is serialised again).
+  const system = JSON.stringify("Be brief. ".repeat(2_000));
+  const text = `{ "model" : "normal",\n  "system" : ${system},\n  "messages" :${messages},\n  "max_tokens" : 64 }`;
   const response = await fetch(`${gw.url}/v1/messages`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" },
@@ -57,4 +59,17 @@ test.each([
   const body = JSON.parse(sent) as Record<string, unknown>;
   expect(body.model).toBe("knob-messages");
   expect(body.messages).toEqual(JSON.parse(messages));
+});
+
+test("a small body is serialised again: the same JSON value, written compactly", async () => {
+  const text = `{ "model" : "normal",  "messages" : [ {"role" : "user", "content" : "hi"} ], "max_tokens" : 64 }`;
+  const response = await fetch(`${gw.url}/v1/messages`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" },
+    body: text,
+  });
+  expect(response.status).toBe(200);
+  const sent = received.at(-1)!;
+  expect(sent).toContain(`"messages":[{"role":"user","content":"hi"}]`);
+  expect((JSON.parse(sent) as Record<string, unknown>).model).toBe("knob-messages");
 });
