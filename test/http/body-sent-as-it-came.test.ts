@@ -38,6 +38,17 @@ afterAll(async () => {
   upstream.stop(true);
 }, 30_000);
 
+/** Posts the body text to the gateway; the text its upstream received. */
+async function sendAndCapture(text: string): Promise<string> {
+  const response = await fetch(`${gw.url}/v1/messages`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" },
+    body: text,
+  });
+  expect(response.status).toBe(200);
+  return received.at(-1)!;
+}
+
 test.each([
   ["ASCII", "Read src/app.ts and fix the bug"],
   ["non-ASCII", "Lies src/app.ts — und behebe den Fehler 🚀"],
@@ -46,13 +57,7 @@ test.each([
   // Large enough to be cut from its bytes (a small body is serialised again).
   const system = JSON.stringify("Be brief. ".repeat(2_000));
   const text = `{ "model" : "normal",\n  "system" : ${system},\n  "messages" :${messages},\n  "max_tokens" : 64 }`;
-  const response = await fetch(`${gw.url}/v1/messages`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" },
-    body: text,
-  });
-  expect(response.status).toBe(200);
-  const sent = received.at(-1)!;
+  const sent = await sendAndCapture(text);
   // The conversation as the client wrote it, spacing and escape included; the model replaced.
   expect(sent).toContain(`"messages" :${messages}`);
   expect(sent).not.toContain(`"model" : "normal"`);
@@ -63,13 +68,7 @@ test.each([
 
 test("a small body is serialised again: the same JSON value, written compactly", async () => {
   const text = `{ "model" : "normal",  "messages" : [ {"role" : "user", "content" : "hi"} ], "max_tokens" : 64 }`;
-  const response = await fetch(`${gw.url}/v1/messages`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" },
-    body: text,
-  });
-  expect(response.status).toBe(200);
-  const sent = received.at(-1)!;
+  const sent = await sendAndCapture(text);
   expect(sent).toContain(`"messages":[{"role":"user","content":"hi"}]`);
   expect((JSON.parse(sent) as Record<string, unknown>).model).toBe("knob-messages");
 });

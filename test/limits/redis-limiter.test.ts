@@ -206,13 +206,28 @@ describe("createLimiter (from config)", () => {
   });
 });
 
-describe("redis limiter: round trips", () => {
-  test("a request with every limit set takes them all in one call, frees its slot in one, and counts its tokens and its key's spend in one", async () => {
-    const calls: string[] = [];
-    const counted = (command: string, args: readonly string[]) => {
+/** Link `a`'s send, noting each command's name. */
+function countingSend(): { calls: string[]; counted: (command: string, args: readonly string[]) => Promise<unknown> } {
+  const calls: string[] = [];
+  return {
+    calls,
+    counted: (command, args) => {
       calls.push(command);
       return a.send(command, args);
-    };
+    },
+  };
+}
+
+/** The month's first request: it seeds the counters from recorded usage. */
+async function seedMonth(limiter: ReturnType<typeof createRedisLimiter>, subject: LimitSubject): Promise<void> {
+  const seeding = await limiter.acquire(subject);
+  if (!seeding.ok) throw new Error("expected a lease");
+  await seeding.lease.release();
+}
+
+describe("redis limiter: round trips", () => {
+  test("a request with every limit set takes them all in one call, frees its slot in one, and counts its tokens and its key's spend in one", async () => {
+    const { calls, counted } = countingSend();
     const limiter = createRedisLimiter({ send: counted, keyPrefix: PREFIX, loadMonthlyTokens: async () => 0, loadMonthlySpend: async () => 0 });
     const subject: LimitSubject = {
       ...subjectOf("acct_round_trips", limitsOf(1_000, 10, 1_000_000)),
@@ -220,9 +235,7 @@ describe("redis limiter: round trips", () => {
       keyLimits: { allowedTiers: null, requestsPerMinute: 1_000, monthlySpendUsd: 100 },
     };
     // The first request of the month seeds the counters from recorded usage.
-    const seeding = await limiter.acquire(subject);
-    if (!seeding.ok) throw new Error("expected a lease");
-    await seeding.lease.release();
+    await seedMonth(limiter, subject);
 
     calls.length = 0;
     const decision = await limiter.acquire(subject);
@@ -243,16 +256,10 @@ describe("redis limiter: round trips", () => {
   });
 
   test("a JSON answer's tokens and its free slot, reported in the same task, go in one call", async () => {
-    const calls: string[] = [];
-    const counted = (command: string, args: readonly string[]) => {
-      calls.push(command);
-      return a.send(command, args);
-    };
+    const { calls, counted } = countingSend();
     const limiter = createRedisLimiter({ send: counted, keyPrefix: PREFIX, loadMonthlyTokens: async () => 0 });
     const subject = subjectOf("acct_settle", limitsOf(1_000, 1, 1_000_000));
-    const seeding = await limiter.acquire(subject);
-    if (!seeding.ok) throw new Error("expected a lease");
-    await seeding.lease.release();
+    await seedMonth(limiter, subject);
 
     calls.length = 0;
     const decision = await limiter.acquire(subject);
