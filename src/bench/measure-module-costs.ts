@@ -30,6 +30,7 @@ import { decodeRawAnswer } from "../pipeline/decode-raw-answer.ts";
 import { newRequestId } from "../pipeline/new-request-id.ts";
 import type { RequestRecord } from "../canonical/request-record.ts";
 import { createRedisLink, type RedisLink } from "../redis/create-redis-link.ts";
+import { BENCH_REDIS_PREFIX } from "./bench-redis-prefix.ts";
 import { createMemoryPinStore } from "../routing/create-memory-pin-store.ts";
 import { createRouting, type Routing } from "../routing/create-routing.ts";
 import { decideRoute } from "../routing/decide-route.ts";
@@ -115,7 +116,7 @@ function loadBenchConfig(): Config {
   const dir = mkdtempSync(join(tmpdir(), "routelane-bench-costs-"));
   try {
     const path = join(dir, "routelane.bench.json");
-    writeFileSync(path, JSON.stringify({ ...buildBenchConfig("http://127.0.0.1:9"), redis: { keyPrefix: `routelane-bench-costs-${process.pid}:` } }));
+    writeFileSync(path, JSON.stringify({ ...buildBenchConfig("http://127.0.0.1:9"), redis: { keyPrefix: `${BENCH_REDIS_PREFIX}costs:` } }));
     return loadConfig({ ROUTELANE_CONFIG: path, ROUTELANE_DATA_DIR: join(dir, "data") });
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { buildReport, type BenchMeta, type BenchReport, type MemoryInputs } from "../bench/build-report.ts";
 import { createChildGroup, type ChildGroup } from "../bench/child-group.ts";
 import { countStreamEvents } from "../bench/count-stream-events.ts";
+import { deleteBenchRedisKeys } from "../bench/bench-redis-prefix.ts";
 import { measureFirstStart } from "../bench/measure-first-start.ts";
 import { FULL_COST_CALLS, measureModuleCosts, QUICK_COST_CALLS, type CostRow } from "../bench/measure-module-costs.ts";
 import { measurePgliteFloor, type PgliteFloor } from "../bench/measure-pglite-floor.ts";
@@ -111,6 +112,7 @@ async function bench(args: BenchArgs): Promise<void> {
   const shutdown = async (): Promise<void> => {
     await group.stopAll();
     rmSync(dir, { recursive: true, force: true });
+    if (args.redisUrl) await deleteBenchRedisKeys(args.redisUrl).catch((error: unknown) => console.error(`bench: the run's Redis keys were not deleted: ${error instanceof Error ? error.message : String(error)}`));
   };
   // Children do not die with us on their own; stop them on Ctrl-C / kill, then exit.
   const onSignal = (signal: NodeJS.Signals): void => {
