@@ -61,7 +61,8 @@ export const USAGE = `usage: bun run bench [options]
                           JSON and stream; big conversations; a 2,000-event stream; memory; the cost section
   --full                  the long form (10+ minutes): every format, 5 s + 2 s passes, and the open-streams row
   --sections <list>       ${SECTION_NAMES.join(",")} (default all but open-streams; --full: all)
-  --database-url <url>    the production profile: the gateway on this Postgres instead of a temp PGlite
+  --database-url <url>    the production profile: the gateway on this Postgres server (a database of the run's own,
+                          created and dropped, so the role needs CREATEDB) instead of a temp PGlite
   --redis-url <url>       … and on this Redis (limits, response cache L2, pins) instead of in-process fallbacks
   --duration <s>          seconds of the loaded pass (--connections) per scenario and round (default 2; --full 5)
   --latency <s>           seconds of the one-connection pass per scenario and round (default 1; --full 2; 0 = off)

@@ -5,6 +5,7 @@ import { buildReport, type BenchMeta, type BenchReport, type MemoryInputs } from
 import { createChildGroup, type ChildGroup } from "../bench/child-group.ts";
 import { countStreamEvents } from "../bench/count-stream-events.ts";
 import { deleteBenchRedisKeys } from "../bench/bench-redis-prefix.ts";
+import { createBenchDatabase } from "../bench/create-bench-database.ts";
 import { measureFirstStart } from "../bench/measure-first-start.ts";
 import { FULL_COST_CALLS, measureModuleCosts, QUICK_COST_CALLS, type CostRow } from "../bench/measure-module-costs.ts";
 import { measurePgliteFloor, type PgliteFloor } from "../bench/measure-pglite-floor.ts";
@@ -90,9 +91,9 @@ async function holdOpenStreams(args: BenchArgs, group: ChildGroup, processes: Be
 }
 
 /** The cost section on the run's database: the gateway's own data dir once it has stopped, or a new one when no gateway ran. */
-async function measureCosts(args: BenchArgs, dataDir: string): Promise<CostRow[]> {
+async function measureCosts(args: BenchArgs, databaseUrl: string | undefined, dataDir: string): Promise<CostRow[]> {
   say("timing each part of a request in-process…");
-  const database = await openDatabase({ databaseUrl: args.databaseUrl, dataDir });
+  const database = await openDatabase({ databaseUrl, dataDir });
   try {
     await migrateDatabase(database);
     return await measureModuleCosts({ database, redisUrl: args.redisUrl, formats: args.formats, calls: args.full ? FULL_COST_CALLS : QUICK_COST_CALLS });
@@ -104,6 +105,9 @@ async function measureCosts(args: BenchArgs, dataDir: string): Promise<CostRow[]
 async function bench(args: BenchArgs): Promise<void> {
   const started = performance.now();
   const tool = chooseTool(args);
+  // The production profile runs on a database of its own on the server named, dropped at the end.
+  const benchDatabase = args.databaseUrl ? await createBenchDatabase(args.databaseUrl) : undefined;
+  const databaseUrl = benchDatabase?.url;
   const group = createChildGroup();
   // One temp dir for the gateway config, its PGlite data and the wrk scripts, removed on any exit path.
   const dir = mkdtempSync(join(tmpdir(), "routelane-bench-"));
@@ -112,6 +116,7 @@ async function bench(args: BenchArgs): Promise<void> {
   const shutdown = async (): Promise<void> => {
     await group.stopAll();
     rmSync(dir, { recursive: true, force: true });
+    if (benchDatabase) await benchDatabase.drop().catch((error: unknown) => console.error(`bench: the run's database was not dropped: ${error instanceof Error ? error.message : String(error)}`));
     if (args.redisUrl) await deleteBenchRedisKeys(args.redisUrl).catch((error: unknown) => console.error(`bench: the run's Redis keys were not deleted: ${error instanceof Error ? error.message : String(error)}`));
   };
   // Children do not die with us on their own; stop them on Ctrl-C / kill, then exit.
@@ -146,7 +151,7 @@ async function bench(args: BenchArgs): Promise<void> {
     let costsDataDir = join(dir, "costs-data");
     if (needsServers) {
       say(`starting sim, bare proxy${args.baselineDir ? `, gateway and the baseline gateway from ${args.baselineDir}` : " and gateway"}…`);
-      const processes = await startProcesses(group, { dir, databaseUrl: args.databaseUrl, redisUrl: args.redisUrl, cpuProfDir: args.cpuProfDir, baselineDir: args.baselineDir });
+      const processes = await startProcesses(group, { dir, databaseUrl, redisUrl: args.redisUrl, cpuProfDir: args.cpuProfDir, baselineDir: args.baselineDir });
       costsDataDir = processes.gateway.dataDir;
       let firstStartPeakBytes = meta.database === "pglite" ? processes.gatewayStartPeakBytes : undefined;
       let firstStartNote = meta.database === "pglite" ? "the bench's gateway" : undefined;
@@ -171,7 +176,7 @@ async function bench(args: BenchArgs): Promise<void> {
       // Nothing else runs while the parts are timed.
       await group.stopAll();
     }
-    const costs = has("costs") ? await measureCosts(args, costsDataDir) : undefined;
+    const costs = has("costs") ? await measureCosts(args, databaseUrl, costsDataDir) : undefined;
     const report = buildReport({ meta: { ...meta, elapsedSec: (performance.now() - started) / 1000 }, measured, longStreamEvents, memory, costs, openStreams });
     emit(report, args);
   } finally {
