@@ -342,6 +342,19 @@ export function startKnobUpstream(): KnobUpstream {
   };
 }
 
+/** A client format the gateway is called in. */
+export type KnobFormat = "messages" | "chat" | "responses";
+export const KNOB_FORMATS: readonly KnobFormat[] = ["messages", "chat", "responses"];
+/** Each format's gateway endpoint. */
+export const KNOB_PATHS: Readonly<Record<KnobFormat, string>> = { messages: "/v1/messages", chat: "/v1/chat/completions", responses: "/v1/responses" };
+
+/** A one-message request of `format` on `tier` whose text carries the knobs (Messages asks for 256 tokens at most). */
+export function knobRequest(format: KnobFormat, tier: string, text: string, stream = true): object {
+  if (format === "messages") return { model: tier, max_tokens: 256, stream, messages: [{ role: "user", content: text }] };
+  if (format === "chat") return { model: tier, stream, messages: [{ role: "user", content: text }] };
+  return { model: tier, stream, input: text };
+}
+
 /** The same tier pools as the built-in config, on the knob upstream: fast speaks Chat, normal Messages, smart Responses. */
 export const KNOB_TIER_API = { fast: "chat", normal: "messages", smart: "responses" } as const;
 

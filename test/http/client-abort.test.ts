@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RequestRecord } from "../../src/canonical/request-record.ts";
-import { knobConfig, KNOB_TIER_API, startKnobUpstream, type KnobUpstream } from "../helpers/start-knob-upstream.ts";
+import { knobConfig, KNOB_TIER_API, startKnobUpstream, type KnobUpstream, KNOB_PATHS, knobRequest, type KnobFormat } from "../helpers/start-knob-upstream.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 
 /**
@@ -51,26 +51,18 @@ const nextRecord = (): Promise<RequestRecord> =>
     gw.gateway.observers.push(observer);
   });
 
-type Format = "messages" | "chat" | "responses";
 type Tier = keyof typeof KNOB_TIER_API;
-const PATHS: Record<Format, string> = { messages: "/v1/messages", chat: "/v1/chat/completions", responses: "/v1/responses" };
-const PREAMBLE: Record<Format, number> = { messages: 2, chat: 1, responses: 3 };
+const PREAMBLE: Record<KnobFormat, number> = { messages: 2, chat: 1, responses: 3 };
 
-function body(format: Format, tier: string, text: string, stream: boolean): object {
-  if (format === "messages") return { model: tier, max_tokens: 256, stream, messages: [{ role: "user", content: text }] };
-  if (format === "chat") return { model: tier, stream, messages: [{ role: "user", content: text }] };
-  return { model: tier, stream, input: text };
-}
-
-const open = (format: Format, tier: string, text: string, stream: boolean, signal: AbortSignal): Promise<Response> =>
-  fetch(gw.url + PATHS[format], {
+const open = (format: KnobFormat, tier: string, text: string, stream: boolean, signal: AbortSignal): Promise<Response> =>
+  fetch(gw.url + KNOB_PATHS[format], {
     method: "POST",
     headers: { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" },
-    body: JSON.stringify(body(format, tier, text, stream)),
+    body: JSON.stringify(knobRequest(format, tier, text, stream)),
     signal,
   });
 
-const cases: Array<[Format, Tier, string]> = [];
+const cases: Array<[KnobFormat, Tier, string]> = [];
 for (const format of ["messages", "chat", "responses"] as const) {
   for (const tier of Object.keys(KNOB_TIER_API) as Tier[]) cases.push([format, tier, KNOB_TIER_API[tier] === format ? "same-format" : `translated from ${KNOB_TIER_API[tier]}`]);
 }

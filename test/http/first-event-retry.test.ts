@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { knobConfig, KNOB_TIER_API, startKnobUpstream, type KnobUpstream } from "../helpers/start-knob-upstream.ts";
+import { knobConfig, KNOB_TIER_API, startKnobUpstream, type KnobUpstream, KNOB_FORMATS, KNOB_PATHS, knobRequest, type KnobFormat } from "../helpers/start-knob-upstream.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 
 /**
@@ -25,18 +25,8 @@ afterAll(async () => {
   upstream.stop();
 }, 30_000);
 
-type Format = "messages" | "chat" | "responses";
-const FORMATS: readonly Format[] = ["messages", "chat", "responses"];
-const PATHS: Record<Format, string> = { messages: "/v1/messages", chat: "/v1/chat/completions", responses: "/v1/responses" };
-
-function body(format: Format, tier: string, text: string): object {
-  if (format === "messages") return { model: tier, max_tokens: 256, stream: true, messages: [{ role: "user", content: text }] };
-  if (format === "chat") return { model: tier, stream: true, messages: [{ role: "user", content: text }] };
-  return { model: tier, stream: true, input: text };
-}
-
 /** Per upstream API, the knobs of a stream that fails before its first content. */
-const EARLY_FAILURES: Record<Format, readonly (readonly [string, string])[]> = {
+const EARLY_FAILURES: Record<KnobFormat, readonly (readonly [string, string])[]> = {
   messages: [
     ["overloaded_error as the first event", "errorAt=0"],
     ["overloaded_error right after message_start", "errorAt=1"],
@@ -51,16 +41,16 @@ const EARLY_FAILURES: Record<Format, readonly (readonly [string, string])[]> = {
 const TIERS = Object.keys(KNOB_TIER_API) as (keyof typeof KNOB_TIER_API)[];
 const CASES = TIERS.flatMap((tier) => {
   const api = KNOB_TIER_API[tier];
-  return EARLY_FAILURES[api].flatMap(([what, knob]) => FORMATS.map((format) => [`${format} client, ${api} upstream (${format === api ? "same format" : "translated"}): ${what}`, format, tier, knob] as const));
+  return EARLY_FAILURES[api].flatMap(([what, knob]) => KNOB_FORMATS.map((format) => [`${format} client, ${api} upstream (${format === api ? "same format" : "translated"}): ${what}`, format, tier, knob] as const));
 });
 
 describe("a stream that fails before its first content is retried on the same model", () => {
   test.each(CASES)("%s", async (_name, format, tier, knob) => {
     const before = upstream.arrived;
-    const res = await fetch(gw.url + PATHS[format], {
+    const res = await fetch(gw.url + KNOB_PATHS[format], {
       method: "POST",
       headers: { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" },
-      body: JSON.stringify(body(format, tier, `early failure [knob ${knob}]`)),
+      body: JSON.stringify(knobRequest(format, tier, `early failure [knob ${knob}]`)),
     });
     const text = await res.text();
     // Nothing was committed: an HTTP error, not a stream that carries one.

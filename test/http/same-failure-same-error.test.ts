@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { knobConfig, KNOB_TIER_API, startKnobUpstream, type KnobUpstream } from "../helpers/start-knob-upstream.ts";
+import { knobConfig, KNOB_TIER_API, startKnobUpstream, type KnobUpstream, KNOB_FORMATS, KNOB_PATHS, knobRequest, type KnobFormat } from "../helpers/start-knob-upstream.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 
 /**
@@ -23,24 +23,15 @@ afterAll(async () => {
   upstream.stop();
 }, 30_000);
 
-type Format = "messages" | "chat" | "responses";
-const FORMATS: readonly Format[] = ["messages", "chat", "responses"];
-const PATHS: Record<Format, string> = { messages: "/v1/messages", chat: "/v1/chat/completions", responses: "/v1/responses" };
 const TIERS = Object.keys(KNOB_TIER_API) as Array<keyof typeof KNOB_TIER_API>;
-const EXPECTED_TYPE: Record<Format, string> = { messages: "api_error", chat: "upstream_error", responses: "upstream_error" };
-
-function body(format: Format, tier: string, text: string): object {
-  if (format === "messages") return { model: tier, max_tokens: 256, stream: true, messages: [{ role: "user", content: text }] };
-  if (format === "chat") return { model: tier, stream: true, messages: [{ role: "user", content: text }] };
-  return { model: tier, stream: true, input: text };
-}
+const EXPECTED_TYPE: Record<KnobFormat, string> = { messages: "api_error", chat: "upstream_error", responses: "upstream_error" };
 
 /** The status and the error's type (and code, where the API has one) the client got, in its stream's last event or its error body. */
-async function failureOf(format: Format, tier: string, text: string): Promise<string> {
-  const res = await fetch(gw.url + PATHS[format], {
+async function failureOf(format: KnobFormat, tier: string, text: string): Promise<string> {
+  const res = await fetch(gw.url + KNOB_PATHS[format], {
     method: "POST",
     headers: { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" },
-    body: JSON.stringify(body(format, tier, text)),
+    body: JSON.stringify(knobRequest(format, tier, text)),
   });
   const answer = await res.text();
   const last = res.status === 200 ? answer.trimEnd().split("\n\n").at(-1)!.split("data: ")[1]! : answer;
@@ -58,7 +49,7 @@ const FAILURES: ReadonlyArray<readonly [what: string, knob: string, status: numb
 
 describe("the same upstream failure gets the same status and type on every path", () => {
   for (const [what, knob, status] of FAILURES) {
-    test.each(FORMATS)(`${what}: %s client, same-format and translated alike`, async (format) => {
+    test.each(KNOB_FORMATS)(`${what}: %s client, same-format and translated alike`, async (format) => {
       const seen: Record<string, string> = {};
       for (const tier of TIERS) seen[`${tier} (${KNOB_TIER_API[tier]})`] = await failureOf(format, tier, `hello [knob ${knob}]`);
       const type = EXPECTED_TYPE[format];

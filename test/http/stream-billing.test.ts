@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { knobConfig, KNOB_TIER_API, startKnobUpstream, type KnobUpstream } from "../helpers/start-knob-upstream.ts";
+import { knobConfig, KNOB_TIER_API, startKnobUpstream, type KnobUpstream, KNOB_PATHS, knobRequest, type KnobFormat } from "../helpers/start-knob-upstream.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 import { usageRowOf } from "../helpers/usage-row.ts";
 
@@ -24,29 +24,21 @@ afterAll(async () => {
   upstream.stop();
 }, 30_000);
 
-type Format = "messages" | "chat" | "responses";
 type Tier = keyof typeof KNOB_TIER_API;
-const PATHS: Record<Format, string> = { messages: "/v1/messages", chat: "/v1/chat/completions", responses: "/v1/responses" };
 /** Events the knob upstream sends before its first word: Messages 2, Chat 1, Responses 3. */
-const PREAMBLE: Record<Format, number> = { messages: 2, chat: 1, responses: 3 };
+const PREAMBLE: Record<KnobFormat, number> = { messages: 2, chat: 1, responses: 3 };
 /** The upstream reports the input at the start only on Messages (`message_start`). */
 const INPUT_AT_START = 50;
 const PROMPT = "Please explain how a gateway bills the tokens of a stream that a client abandoned halfway through";
 
-function body(format: Format, tier: string, text: string): object {
-  if (format === "messages") return { model: tier, max_tokens: 256, stream: true, messages: [{ role: "user", content: text }] };
-  if (format === "chat") return { model: tier, stream: true, messages: [{ role: "user", content: text }] };
-  return { model: tier, stream: true, input: text };
-}
-
 /** Words streamed: in the deltas only (a Responses stream repeats the text in its closing events). */
 const words = (text: string): number => text.split(/"(?:delta|content)":"alpha |"text_delta","text":"alpha /).length - 1;
 
-async function open(format: Format, tier: string, text: string, signal?: AbortSignal): Promise<Response> {
-  return fetch(gw.url + PATHS[format], {
+async function open(format: KnobFormat, tier: string, text: string, signal?: AbortSignal): Promise<Response> {
+  return fetch(gw.url + KNOB_PATHS[format], {
     method: "POST",
     headers: { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" },
-    body: JSON.stringify(body(format, tier, text)),
+    body: JSON.stringify(knobRequest(format, tier, text)),
     ...(signal ? { signal } : {}),
   });
 }
@@ -65,7 +57,7 @@ async function readWordsThenLeave(response: Response, count: number, client: Abo
   return text;
 }
 
-const cases: Array<[Format, Tier, string]> = [];
+const cases: Array<[KnobFormat, Tier, string]> = [];
 for (const format of ["messages", "chat", "responses"] as const) {
   for (const tier of Object.keys(KNOB_TIER_API) as Tier[]) cases.push([format, tier, KNOB_TIER_API[tier] === format ? "same-format" : `translated from ${KNOB_TIER_API[tier]}`]);
 }

@@ -2,7 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { rejectionOf } from "../helpers/rejection-of.ts";
-import { knobConfig, KNOB_TIER_API, startKnobUpstream, type KnobUpstream } from "../helpers/start-knob-upstream.ts";
+import { knobConfig, KNOB_TIER_API, startKnobUpstream, type KnobUpstream, KNOB_PATHS, knobRequest, type KnobFormat } from "../helpers/start-knob-upstream.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 import { usageRowOf } from "../helpers/usage-row.ts";
 
@@ -27,28 +27,20 @@ afterAll(async () => {
   upstream.stop();
 }, 30_000);
 
-type Format = "messages" | "chat" | "responses";
-const PATHS: Record<Format, string> = { messages: "/v1/messages", chat: "/v1/chat/completions", responses: "/v1/responses" };
-const CLEAN_END: Record<Format, RegExp> = { messages: /message_stop/, chat: /\[DONE\]/, responses: /response\.completed/ };
+const CLEAN_END: Record<KnobFormat, RegExp> = { messages: /message_stop/, chat: /\[DONE\]/, responses: /response\.completed/ };
 const TIERS = Object.keys(KNOB_TIER_API) as Array<keyof typeof KNOB_TIER_API>;
 
-function body(format: Format, tier: string, text: string): object {
-  if (format === "messages") return { model: tier, max_tokens: 256, stream: true, messages: [{ role: "user", content: text }] };
-  if (format === "chat") return { model: tier, stream: true, messages: [{ role: "user", content: text }] };
-  return { model: tier, stream: true, input: text };
-}
-
-async function stream(format: Format, tier: string, text: string): Promise<{ status: number; text: string; requestId: string; cache: string | null }> {
-  const res = await fetch(gw.url + PATHS[format], {
+async function stream(format: KnobFormat, tier: string, text: string): Promise<{ status: number; text: string; requestId: string; cache: string | null }> {
+  const res = await fetch(gw.url + KNOB_PATHS[format], {
     method: "POST",
     headers: { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" },
-    body: JSON.stringify(body(format, tier, text)),
+    body: JSON.stringify(knobRequest(format, tier, text)),
   });
   return { status: res.status, text: await res.text(), requestId: res.headers.get("x-router-request-id") ?? "", cache: res.headers.get("x-router-cache") };
 }
 
 /** The format's error event, as the last event of the stream. */
-function expectErrorEnding(format: Format, text: string): void {
+function expectErrorEnding(format: KnobFormat, text: string): void {
   const last = text.trimEnd().split("\n\n").at(-1)!;
   if (format === "messages") expect(last).toStartWith("event: error\ndata: ");
   else if (format === "chat") expect(last).toStartWith('data: {"error":');
@@ -58,7 +50,7 @@ function expectErrorEnding(format: Format, text: string): void {
 
 const words = (text: string): number => text.split("alpha").length - 1;
 
-const cases: Array<[Format, keyof typeof KNOB_TIER_API, string]> = [];
+const cases: Array<[KnobFormat, keyof typeof KNOB_TIER_API, string]> = [];
 for (const format of ["messages", "chat", "responses"] as const) {
   for (const tier of TIERS) cases.push([format, tier, KNOB_TIER_API[tier] === format ? "same-format" : `translated from ${KNOB_TIER_API[tier]}`]);
 }

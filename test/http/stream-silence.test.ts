@@ -1,7 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import { knobConfig, KNOB_TIER_API, startKnobUpstream, type KnobUpstream } from "../helpers/start-knob-upstream.ts";
+import { knobConfig, KNOB_TIER_API, startKnobUpstream, type KnobUpstream, KNOB_PATHS, knobRequest, type KnobFormat } from "../helpers/start-knob-upstream.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 import { usageRowOf } from "../helpers/usage-row.ts";
 
@@ -34,29 +34,21 @@ afterAll(async () => {
   upstream.stop();
 }, 60_000);
 
-type Format = "messages" | "chat" | "responses";
 type Tier = keyof typeof KNOB_TIER_API;
-const PATHS: Record<Format, string> = { messages: "/v1/messages", chat: "/v1/chat/completions", responses: "/v1/responses" };
-const PREAMBLE: Record<Format, number> = { messages: 2, chat: 1, responses: 3 };
-const CLEAN_END: Record<Format, string> = { messages: "event: message_stop", chat: "data: [DONE]", responses: "event: response.completed" };
-const KEEPALIVE: Record<Format, string> = { messages: 'event: ping\ndata: {"type":"ping"}\n\n', chat: ": keepalive\n\n", responses: ": keepalive\n\n" };
+const PREAMBLE: Record<KnobFormat, number> = { messages: 2, chat: 1, responses: 3 };
+const CLEAN_END: Record<KnobFormat, string> = { messages: "event: message_stop", chat: "data: [DONE]", responses: "event: response.completed" };
+const KEEPALIVE: Record<KnobFormat, string> = { messages: 'event: ping\ndata: {"type":"ping"}\n\n', chat: ": keepalive\n\n", responses: ": keepalive\n\n" };
 
-function body(format: Format, tier: string, text: string, stream: boolean): object {
-  if (format === "messages") return { model: tier, max_tokens: 256, stream, messages: [{ role: "user", content: text }] };
-  if (format === "chat") return { model: tier, stream, messages: [{ role: "user", content: text }] };
-  return { model: tier, stream, input: text };
-}
-
-async function call(gw: TestGateway, key: string, format: Format, tier: string, text: string, stream = true): Promise<{ status: number; text: string; requestId: string }> {
-  const response = await fetch(gw.url + PATHS[format], {
+async function call(gw: TestGateway, key: string, format: KnobFormat, tier: string, text: string, stream = true): Promise<{ status: number; text: string; requestId: string }> {
+  const response = await fetch(gw.url + KNOB_PATHS[format], {
     method: "POST",
     headers: { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" },
-    body: JSON.stringify(body(format, tier, text, stream)),
+    body: JSON.stringify(knobRequest(format, tier, text, stream)),
   });
   return { status: response.status, text: await response.text(), requestId: response.headers.get("x-router-request-id") ?? "" };
 }
 
-const cases: Array<[Format, Tier, string]> = [];
+const cases: Array<[KnobFormat, Tier, string]> = [];
 for (const format of ["messages", "chat", "responses"] as const) {
   for (const tier of Object.keys(KNOB_TIER_API) as Tier[]) cases.push([format, tier, KNOB_TIER_API[tier] === format ? "same-format" : `translated from ${KNOB_TIER_API[tier]}`]);
 }

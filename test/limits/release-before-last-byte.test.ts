@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { knobConfig, startKnobUpstream } from "../helpers/start-knob-upstream.ts";
+import { knobConfig, startKnobUpstream, KNOB_FORMATS, KNOB_PATHS, type KnobFormat } from "../helpers/start-knob-upstream.ts";
 import { startTestGateway } from "../helpers/start-test-gateway.ts";
 
 /**
@@ -13,14 +13,11 @@ import { startTestGateway } from "../helpers/start-test-gateway.ts";
 
 const LIMIT = 4;
 const PER_WORKER = 60;
-type Format = "messages" | "chat" | "responses";
-const PATHS: Record<Format, string> = { messages: "/v1/messages", chat: "/v1/chat/completions", responses: "/v1/responses" };
-const FORMATS: readonly Format[] = ["messages", "chat", "responses"];
 const TIERS = ["fast", "normal", "smart"] as const;
-const TERMINAL: Record<Format, string> = { messages: '"type":"message_stop"}\n\n', chat: "data: [DONE]\n\n", responses: '"type":"response.completed"' };
+const TERMINAL: Record<KnobFormat, string> = { messages: '"type":"message_stop"}\n\n', chat: "data: [DONE]\n\n", responses: '"type":"response.completed"' };
 
 /** Reads a stream up to the end of its terminal event, and no further. */
-async function readToTerminal(response: Response, format: Format): Promise<void> {
+async function readToTerminal(response: Response, format: KnobFormat): Promise<void> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let text = "";
@@ -34,7 +31,7 @@ async function readToTerminal(response: Response, format: Format): Promise<void>
   await reader.cancel();
 }
 
-function body(format: Format, tier: string, stream: boolean): object {
+function body(format: KnobFormat, tier: string, stream: boolean): object {
   const text = "hi [knob words=5 delayMs=60 closeAfterMs=60]";
   if (format === "messages") return { model: tier, max_tokens: 64, stream, messages: [{ role: "user", content: text }] };
   if (format === "chat") return { model: tier, stream, messages: [{ role: "user", content: text }] };
@@ -54,10 +51,10 @@ async function run(redis: boolean): Promise<{ statuses: Map<number, number>; tot
       for (let i = 0; i < PER_WORKER; i++) {
         // Every worker goes through all 18 combinations of format, tier (same-format or translated) and stream.
         const combination = (i + 5 * w) % 18;
-        const format = FORMATS[combination % 3]!;
+        const format = KNOB_FORMATS[combination % 3]!;
         const tier = TIERS[Math.floor(combination / 3) % 3]!;
         const stream = combination >= 9;
-        const response = await fetch(gw.url + PATHS[format], {
+        const response = await fetch(gw.url + KNOB_PATHS[format], {
           method: "POST",
           headers: { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" },
           body: JSON.stringify(body(format, tier, stream)),

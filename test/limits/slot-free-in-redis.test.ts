@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
 import { startRedisProxy, type RedisProxy } from "../helpers/redis-proxy.ts";
-import { knobConfig, startKnobUpstream, type KnobUpstream } from "../helpers/start-knob-upstream.ts";
+import { knobConfig, startKnobUpstream, type KnobUpstream, KNOB_PATHS, type KnobFormat } from "../helpers/start-knob-upstream.ts";
 import { deleteRedisKeys, startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 
 /**
@@ -16,9 +16,7 @@ import { deleteRedisKeys, startTestGateway, type TestGateway } from "../helpers/
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const PREFIX = `routelane-test:${crypto.randomUUID().slice(0, 8)}:`;
 
-type Format = "messages" | "chat" | "responses";
-const PATHS: Record<Format, string> = { messages: "/v1/messages", chat: "/v1/chat/completions", responses: "/v1/responses" };
-const TERMINAL: Record<Format, string> = { messages: '"type":"message_stop"}\n\n', chat: "data: [DONE]\n\n", responses: '"type":"response.completed"' };
+const TERMINAL: Record<KnobFormat, string> = { messages: '"type":"message_stop"}\n\n', chat: "data: [DONE]\n\n", responses: '"type":"response.completed"' };
 
 let upstream: KnobUpstream;
 let proxy: RedisProxy;
@@ -48,7 +46,7 @@ describe.skipIf(!process.env.REDIS_URL)("with Redis, the slot is free in Redis w
   }, 30_000);
 
   /** Reads a stream up to the end of its terminal event, and no further. */
-  async function readToTerminal(response: Response, format: Format): Promise<string> {
+  async function readToTerminal(response: Response, format: KnobFormat): Promise<string> {
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
     let text = "";
@@ -69,7 +67,7 @@ describe.skipIf(!process.env.REDIS_URL)("with Redis, the slot is free in Redis w
     ["a Smart+ turn, streamed", "smart-plus", true],
     ["a Smart+ turn, whole", "smart-plus", false],
   ] as const)("%s (Messages)", async (_name, tier, stream) => {
-    const response = await fetch(gw.url + PATHS.messages, {
+    const response = await fetch(gw.url + KNOB_PATHS.messages, {
       method: "POST",
       headers: { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" },
       body: JSON.stringify({ model: tier, max_tokens: 64, stream, messages: [{ role: "user", content: `slot ${tier} ${stream} [knob words=3]` }] }),
