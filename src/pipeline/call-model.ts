@@ -42,7 +42,7 @@ export interface ModelCall {
   /** The client's body before any model was tried; each attempt works on a shallow copy. */
   readonly body: JsonObject;
   /** `body` as the client sent it (its text, members and bytes): a same-format call sends it on cut from them. */
-  readonly sent?: SentBody;
+  readonly sent?: SentBody | undefined;
   /** The client's body in canonical form, decoded once when a cross-format model is first tried. */
   canonical(): Converted<CanonicalRequest>;
   readonly onStreamEnd: (outcome: StreamOutcome) => void;

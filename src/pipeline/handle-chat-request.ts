@@ -212,7 +212,7 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
     limits: upstreamLimits(deps),
     beforeLastBytes: () => lease.release(),
     body: s.body,
-    ...(s.sent ? { sent: s.sent } : {}),
+    sent: s.sent,
     canonical: decode,
     collect: store !== undefined,
     pinnedModel: route.pinnedModel,
