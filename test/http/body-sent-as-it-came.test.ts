@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { knobConfig } from "../helpers/start-knob-upstream.ts";
+import { startRecordingUpstream } from "../helpers/start-recording-upstream.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 
 /**
@@ -8,34 +9,17 @@ import { startTestGateway, type TestGateway } from "../helpers/start-test-gatewa
  * member order, the model replaced, and the same JSON value as the gateway's body.
  */
 
-const received: string[] = [];
-const upstream = Bun.serve({
-  port: 0,
-  hostname: "127.0.0.1",
-  async fetch(request) {
-    received.push(await request.text());
-    return Response.json({
-      id: "msg_1",
-      type: "message",
-      role: "assistant",
-      model: "knob-messages",
-      content: [{ type: "text", text: "ok" }],
-      stop_reason: "end_turn",
-      stop_sequence: null,
-      usage: { input_tokens: 5, output_tokens: 1 },
-    });
-  },
-});
+const upstream = startRecordingUpstream();
 
 let gw: TestGateway;
 let key: string;
 beforeAll(async () => {
-  gw = await startTestGateway({ fileConfig: knobConfig(`http://127.0.0.1:${upstream.port}`) });
+  gw = await startTestGateway({ fileConfig: knobConfig(upstream.url) });
   ({ key } = await gw.account("Enterprise"));
 }, 30_000);
 afterAll(async () => {
   await gw.stop();
-  upstream.stop(true);
+  upstream.stop();
 }, 30_000);
 
 /** Posts the body text to the gateway; the text its upstream received. */
@@ -46,7 +30,7 @@ async function sendAndCapture(text: string): Promise<string> {
     body: text,
   });
   expect(response.status).toBe(200);
-  return received.at(-1)!;
+  return upstream.received.at(-1)!;
 }
 
 test.each([

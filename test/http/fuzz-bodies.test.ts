@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
+import { seededRandom, type Json } from "../helpers/seeded-random.ts";
 
 /**
  * Property: no request body, of any shape, gets a 5xx or an error outside the caller's shape. The
@@ -16,20 +17,6 @@ beforeAll(async () => {
   ({ key } = await gw.account("Enterprise"));
 }, 60_000);
 afterAll(() => gw.stop(), 60_000);
-
-/** mulberry32: small, seedable, good enough to spread cases. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** Tokens JSON.stringify cannot produce, written into the text where their placeholder stands. */
 const RAW_TOKENS = [
@@ -65,7 +52,7 @@ function replaced(doc: Json, path: ReadonlyArray<string | number>, value: Json):
 }
 
 function generator(seed: number) {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const int = (n: number) => Math.floor(next() * n);
   const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
   const raws: string[] = [];

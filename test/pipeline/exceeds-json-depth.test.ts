@@ -1,18 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { exceedsJsonDepth } from "../../src/pipeline/exceeds-json-depth.ts";
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom, type Json } from "../helpers/seeded-random.ts";
 
 /** Strings full of what could fool a scanner: brackets, quotes, runs of backslashes. */
 const TRICKY = ["[", "]", "{", "}", '"', "\\", '\\"', "\\\\", '\\\\"', "[[[{{", "a", "é", "🚀", "\u0000"];
@@ -25,7 +13,7 @@ function depthOf(value: Json): number {
 
 describe("exceedsJsonDepth agrees with the parsed document's depth", () => {
   test("1,000 generated documents, limits around their depth (fixed seed)", () => {
-    const next = random(42);
+    const next = seededRandom(42);
     const int = (n: number) => Math.floor(next() * n);
     const string = () => Array.from({ length: int(6) }, () => TRICKY[int(TRICKY.length)]!).join("");
     const value = (depth: number, target: number): Json => {
