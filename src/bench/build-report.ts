@@ -73,6 +73,8 @@ export interface BodyRow {
   readonly direct: PassResult | undefined;
   readonly bare: PassResult | undefined;
   readonly gateway: PassResult | undefined;
+  /** The baseline checkout's gateway, when it ran (`--baseline`). */
+  readonly baseline: PassResult | undefined;
   /** Gateway p50 − direct p50, one connection, ms. */
   readonly addedP50Ms: number | undefined;
   readonly cpuBeyondBareUs: number | undefined;
@@ -255,6 +257,7 @@ function buildBodies(folded: ReadonlyMap<string, { scenario: Scenario; outcome: 
       direct,
       bare,
       gateway,
+      baseline: single(c.id, "baseline"),
       addedP50Ms,
       cpuBeyondBareUs: beyond(bare?.cpuUsPerRequest, gateway?.cpuUsPerRequest),
       slopeUsPerKb,

@@ -68,7 +68,13 @@ export function formatPaths(rows: readonly PathRow[], connections: number): stri
 
 export function formatBodies(rows: readonly BodyRow[]): string[] {
   if (rows.length === 0) return [];
-  const header = ["body (Messages, same-format, 1 connection)", "size", "direct p50", "gw p50", "added p50", "target", "gw µs/req", "bare µs/req", "gw beyond bare", "gw µs per KB", "errors", "p50", "slope"];
+  // The baseline checkout's columns only when it ran.
+  const withBaseline = rows.some((r) => r.baseline);
+  const header = [
+    "body (Messages, same-format, 1 connection)", "size", "direct p50", "gw p50", "added p50", "target", "gw µs/req", "bare µs/req", "gw beyond bare", "gw µs per KB",
+    ...(withBaseline ? ["baseline p50", "baseline µs/req"] : []),
+    "errors", "p50", "slope",
+  ];
   const body = rows.map((r) => [
     r.label,
     `${(r.bytes / 1024).toFixed(r.bytes < 10 * 1024 ? 1 : 0)} KB`,
@@ -80,7 +86,8 @@ export function formatBodies(rows: readonly BodyRow[]): string[] {
     us(r.bare?.cpuUsPerRequest),
     signed(r.cpuBeyondBareUs, 0),
     us(r.slopeUsPerKb, 2),
-    String(errors(r.direct, r.bare, r.gateway)),
+    ...(withBaseline ? [ms(r.baseline?.p50Ms), us(r.baseline?.cpuUsPerRequest)] : []),
+    String(errors(r.direct, r.bare, r.gateway, r.baseline)),
     mark(r.addedP50),
     mark(r.slope),
   ]);

@@ -235,12 +235,13 @@ export const BODY_TARGETS: readonly BenchTarget[] = ["direct", "bare", "gateway"
 
 /**
  * The big-conversation scenarios: Messages, same-format, JSON, one connection (the added p50 over
- * the direct call is a latency without queueing). Direct and bare send what the gateway forwards.
+ * the direct call is a latency without queueing). Direct and bare send what the gateway forwards;
+ * with `baseline`, the baseline checkout's gateway gets the gateway's request right after it.
  */
-export function buildBodyScenarios(endpoints: TargetEndpoints, warmupRequests: number): Scenario[] {
+export function buildBodyScenarios(endpoints: TargetEndpoints, warmupRequests: number, baseline = false): Scenario[] {
   const scenarios: Scenario[] = [];
   for (const bodyCase of BODY_CASES) {
-    for (const target of BODY_TARGETS) {
+    for (const target of baseline ? [...BODY_TARGETS, "baseline" as const] : BODY_TARGETS) {
       const model = TARGETS[target].model("messages");
       const body =
         bodyCase.targetBytes === 0

@@ -47,7 +47,7 @@ function planScenarios(args: BenchArgs, processes: BenchProcesses): Scenario[] {
   const longTargets: BenchTarget[] = ["bare", "cross", ...(args.full ? (["gateway"] as const) : [])];
   return [
     ...(has("paths") ? buildScenarios(args, processes.endpoints) : []),
-    ...(has("bodies") ? buildBodyScenarios(processes.endpoints, args.warmupRequests) : []),
+    ...(has("bodies") ? buildBodyScenarios(processes.endpoints, args.warmupRequests, args.targets.includes("baseline")) : []),
     ...(has("long-stream") ? buildLongStreamScenarios(args.formats, longTargets, processes.endpoints, args.warmupRequests) : []),
   ];
 }

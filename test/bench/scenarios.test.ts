@@ -160,6 +160,14 @@ describe("buildBodyScenarios", () => {
     expect(sized("body/1m-images/gateway")).toBeLessThan(1.2 * 1024 * 1024);
   });
 
+  test("with a baseline checkout, its gateway gets the gateway's body right after it", () => {
+    const withBaseline = buildBodyScenarios({ ...endpoints, baseline: { url: "http://base", key: "rl_base" } }, 200, true);
+    expect(withBaseline.map((s) => s.id)).toEqual(BODY_CASES.flatMap((c) => ["direct", "bare", "gateway", "baseline"].map((t) => `body/${c.id}/${t}`)));
+    const baseline = withBaseline.find((s) => s.id === "body/1m/baseline")!;
+    expect(baseline.url).toBe("http://base/v1/messages");
+    expect(baseline.body).toBe(withBaseline.find((s) => s.id === "body/1m/gateway")!.body);
+  });
+
   test("heavy bodies warm up with fewer requests", () => {
     expect(bodies.find((s) => s.id === "body/1m/gateway")!.warmupRequests).toBe(30);
     expect(bodies.find((s) => s.id === "body/1k/gateway")!.warmupRequests).toBe(100);
