@@ -1,6 +1,7 @@
 import { createResponseCache, type ResponseCache, type StoredEntry } from "./cache/create-response-cache.ts";
 import { createResponseHistory, type ResponseHistory } from "./cache/create-response-history.ts";
 import { createShardedLru } from "./cache/create-sharded-lru.ts";
+import { createParseMemo, type ParseMemo } from "./pipeline/create-parse-memo.ts";
 import { decodeRawAnswer } from "./pipeline/decode-raw-answer.ts";
 import type { Config } from "./config/schema.ts";
 import type { Database } from "./db/client.ts";
@@ -34,6 +35,8 @@ export interface PipelineServices {
   readonly limiter: GatewayLimiter;
   readonly responseCache: ResponseCache | undefined;
   readonly responseHistory: ResponseHistory;
+  /** Big request bodies' pieces parsed before, by account; none when server.parseMemoChars is 0. */
+  readonly parseMemo: ParseMemo | undefined;
   readonly usageWriter: UsageWriter;
   /** Turns finished requests into usage rows and monthly token counts, priced by the config in use. */
   usageObserverFor(config: Config): RequestObserver;
@@ -110,6 +113,7 @@ export function createPipelineServices(options: PipelineServicesOptions): Pipeli
     limiter,
     responseCache,
     responseHistory,
+    parseMemo: config.parseMemoChars > 0 ? createParseMemo({ maxChars: config.parseMemoChars }) : undefined,
     usageWriter,
     usageObserverFor: (next) => {
       if (observed?.config !== next) observed = { config: next, observe: createUsageObserver({ writer: usageWriter, models: next.models, limiter }) };

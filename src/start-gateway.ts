@@ -200,6 +200,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     smartPlus,
   });
   metrics.setUsageBacklog(() => services.usageWriter.backlog);
+  metrics.setParseMemoChars(() => services.parseMemo?.chars ?? 0);
   metrics.setDegraded(() => ({ limits: services.limiter.degraded, responseCacheL2: services.responseCache?.l2Degraded ?? false }));
   const tracing = await startTracing({ endpoint: ops.otlpEndpoint, serviceVersion: pkg.version });
   const inFlight = createInFlightTracker();

@@ -47,6 +47,7 @@ import { createUsageStore } from "../usage/create-usage-store.ts";
 import { createUsageWriter } from "../usage/create-usage-writer.ts";
 import { BENCH_EFFORT, BENCH_MODELS, buildBenchConfig, CROSS_TIERS, SAME_FORMAT_TIER } from "./build-bench-config.ts";
 import { buildConversationBody } from "./build-conversation-body.ts";
+import { createParseMemo, type ParseScope } from "../pipeline/create-parse-memo.ts";
 import { measureCallCost, type CallCostOptions } from "./measure-call-cost.ts";
 import { asForwarded, FORMATS, LONG_STREAM_WORDS, type BenchFormat } from "./scenarios.ts";
 
@@ -103,11 +104,12 @@ const CAPPED: PlanLimits = { requestsPerMinute: 100_000_000, concurrentRequests:
 
 /**
  * What the pipeline does with a request body's bytes before routing: decode them, scan and parse
- * the text (noting where its members lie, for a body large enough to send on as it came), check it
- * against the API's schema and rules. Returns a number derived from the result.
+ * the text (noting where its members lie, for a body large enough to send on as it came; with
+ * `reuse`, reading its pieces the account sent before from the parse memo), check it against the
+ * API's schema and rules. Returns a number derived from the result.
  */
-function checkBody(format: WireFormat, bytes: Uint8Array): number {
-  const { value, sent } = parseJsonBody(bytes);
+function checkBody(format: WireFormat, bytes: Uint8Array, reuse?: ParseScope): number {
+  const { value, sent } = parseJsonBody(bytes, reuse);
   return Object.keys(wireApi(format).checkRequest(value)).length + (sent ? 1 : 0);
 }
 
@@ -447,8 +449,12 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
     const bigText = JSON.stringify(big);
     const bigBytes = Buffer.from(bigText);
     const bigHeaders = headersOf("messages", key);
+    const memo = createParseMemo({ maxChars: config.parseMemoChars });
     for (const timed of [
-      { id: "body-check/1m", part: "body check", label: "body check · 1 MB conversation", call: () => checkBody("messages", bigBytes) },
+      // As the gateway reads an agent's next turn: the conversation's pieces are in the memo.
+      { id: "body-check/1m", part: "body check", label: "body check · 1 MB conversation, sent before", call: () => checkBody("messages", bigBytes, memo.scope("acct_bench_costs")) },
+      // Its first sight: each piece noted, none reused (a new memo each call).
+      { id: "body-check/1m-new", part: "body check", label: "body check · 1 MB conversation, first sight", call: () => checkBody("messages", bigBytes, createParseMemo({ maxChars: config.parseMemoChars }).scope("acct_bench_costs")) },
       { id: "routing/1m", part: "routing", label: "routing · 1 MB conversation · decode + decide + pin", call: routingCall(routing, "messages", big, bigHeaders) },
       { id: "cache/1m", part: "cache key + store", label: "cache key · 1 MB conversation", call: () => buildResponseCacheKey("acct_bench_costs", "messages", big, bigText).length },
     ] satisfies readonly Timed[]) {

@@ -358,6 +358,8 @@ export const FileConfigSchema = t.Object(
           maxUpstreamEventBytes: t.Optional(t.Integer({ minimum: 1024 })),
           /** Upstream calls (streams included) the process keeps open at once; Bun's own default would be 256. */
           maxUpstreamRequests: t.Optional(t.Integer({ minimum: 1, maximum: 65_535 })),
+          /** Characters of big request bodies whose parsed pieces are kept for the conversation's next turn; 0 = none kept. Read at start. */
+          parseMemoChars: t.Optional(t.Integer({ minimum: 0 })),
         },
         { additionalProperties: false },
       ),
@@ -392,6 +394,8 @@ export interface Config {
   readonly maxUpstreamEventBytes: number;
   /** Upstream calls open at once (server.maxUpstreamRequests): Bun's fetch pool is sized to it at start. */
   readonly maxUpstreamRequests: number;
+  /** Characters of big request bodies whose parsed pieces are kept for the next turn (server.parseMemoChars); 0 = off. */
+  readonly parseMemoChars: number;
   readonly providers: Readonly<Record<string, Provider>>;
   readonly models: Readonly<Record<string, ModelConfig>>;
   readonly tiers: Readonly<Record<(typeof TIERS)[number], TierConfig>>;

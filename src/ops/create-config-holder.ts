@@ -1,5 +1,6 @@
 import { loadConfig } from "../config/load-config.ts";
 import type { Config } from "../config/schema.ts";
+import type { ParseMemo } from "../pipeline/create-parse-memo.ts";
 import type { GatewayDeps } from "../pipeline/gateway-deps.ts";
 import type { RequestObserver } from "../canonical/request-record.ts";
 import type { GatewayMetrics } from "./create-metrics.ts";
@@ -40,6 +41,7 @@ export interface ConfigHolderOptions {
   /** Limits, caches and routing; the routing follows the config in use. */
   readonly services: Pick<GatewayDeps, "limiter" | "responseHistory"> & {
     readonly responseCache: ResponseCache | undefined;
+    readonly parseMemo: ParseMemo | undefined;
     routingFor(config: Config): Routing;
   };
   /** The Smart+ job flow for `smart-plus` turns. */
@@ -92,6 +94,7 @@ export function createConfigHolder(options: ConfigHolderOptions): ConfigHolder {
     limiter: services.limiter,
     ...(services.responseCache ? { responseCache: services.responseCache } : {}),
     responseHistory: services.responseHistory,
+    ...(services.parseMemo ? { parseMemo: services.parseMemo } : {}),
     ...(options.smartPlus ? { smartPlus: options.smartPlus } : {}),
     get config() {
       return generation.config;

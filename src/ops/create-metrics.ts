@@ -21,6 +21,8 @@ export interface GatewayMetrics {
   setInFlight(read: () => { requests: number; streams: number }): void;
   /** Read at scrape time: usage rows waiting to be written. */
   setUsageBacklog(read: () => number): void;
+  /** Read at scrape time: characters of request text whose parsed pieces are kept for the next turn. */
+  setParseMemoChars(read: () => number): void;
   /** Where the degraded states of shared stores are read (1 = Redis unreachable, running in process). */
   setDegraded(read: () => { limits: boolean; responseCacheL2: boolean }): void;
   /** Prometheus text exposition. */
@@ -196,6 +198,15 @@ export function createMetrics(config: () => Config): GatewayMetrics {
       this.set(readBacklog());
     },
   });
+  let readParseMemo = (): number => 0;
+  new Gauge({
+    name: "routelane_parse_memo_chars",
+    help: "Characters of big request bodies whose parsed pieces are kept for the conversation's next turn (the parsed values hold about as much again).",
+    registers: [registry],
+    collect() {
+      this.set(readParseMemo());
+    },
+  });
   let readDegraded = (): { limits: boolean; responseCacheL2: boolean } => ({ limits: false, responseCacheL2: false });
   new Gauge({
     name: "routelane_redis_degraded",
@@ -248,6 +259,7 @@ export function createMetrics(config: () => Config): GatewayMetrics {
     limitRefused: (kind) => limits.inc({ kind: LIMIT_KINDS.has(kind) ? kind : OTHER }),
     setInFlight: (read) => void (readInFlight = read),
     setUsageBacklog: (read) => void (readBacklog = read),
+    setParseMemoChars: (read) => void (readParseMemo = read),
     setDegraded: (read) => void (readDegraded = read),
     render: () => registry.metrics(),
   };

@@ -1,5 +1,7 @@
 import { isAscii } from "node:buffer";
 import type { JsonObject } from "../canonical/json-object.ts";
+import { readJsonKey } from "./read-json-key.ts";
+import { MEMBER_OFFSETS } from "./scan-json-text.ts";
 
 /** One top-level member of a body as it came: where its text lies (key, colon and value), its place among the members, the value parsed from it. */
 interface SentMember {
@@ -31,18 +33,6 @@ const startsWithBom = (bytes: Uint8Array): boolean => bytes[0] === 0xef && bytes
  */
 const isUtf8Of = (text: string, bytes: Uint8Array): boolean => !startsWithBom(bytes) && !text.includes("\ufffd");
 
-/** A key as the parse reads it: most keys hold no escape, and are their text less the quotes. */
-function readKey(text: string, start: number, end: number): string | undefined {
-  const raw = text.slice(start + 1, end - 1);
-  if (!raw.includes("\\")) return raw;
-  try {
-    const key: unknown = JSON.parse(text.slice(start, end));
-    return typeof key === "string" ? key : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The top-level members of `body` as `text` held them (`members` as `scanJsonText` found them, in
  * the parsed text), and `sentBytes`, the bytes the text was decoded from, when they are its UTF-8:
@@ -52,10 +42,10 @@ function readKey(text: string, start: number, end: number): string | undefined {
  */
 export function readSentBody(body: JsonObject, text: string, members: readonly number[], sentBytes?: Uint8Array): SentBody | undefined {
   const kept = new Map<string, SentMember>();
-  for (let i = 0; i < members.length; i += 3) {
-    const key = readKey(text, members[i]!, members[i + 1]!);
+  for (let i = 0; i < members.length; i += MEMBER_OFFSETS) {
+    const key = readJsonKey(text, members[i]!, members[i + 1]!);
     if (key === undefined || kept.has(key) || !Object.hasOwn(body, key)) return undefined;
-    kept.set(key, { order: i / 3, start: members[i]!, end: members[i + 2]!, value: body[key] });
+    kept.set(key, { order: i / MEMBER_OFFSETS, start: members[i]!, end: members[i + 2]!, value: body[key] });
   }
   if (kept.size !== Object.keys(body).length) return undefined;
   const ascii = sentBytes !== undefined && sentBytes.length === text.length && isAscii(sentBytes);

@@ -7,6 +7,7 @@ import type { Config } from "../config/schema.ts";
 import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
 import type { RequestObserver } from "../canonical/request-record.ts";
 import type { TurnInput } from "../smartplus/handle-turn.ts";
+import type { ParseMemo } from "./create-parse-memo.ts";
 
 /** What the request pipeline needs from the running process. */
 export interface GatewayDeps {
@@ -21,6 +22,8 @@ export interface GatewayDeps {
   readonly responseCache?: ResponseCache;
   /** The conversations behind Responses answers made from stateless upstreams; absent = `previous_response_id` is dropped there. */
   readonly responseHistory?: ResponseHistory;
+  /** Big request bodies' pieces parsed before, by account; absent = every body is parsed whole. */
+  readonly parseMemo?: ParseMemo;
   /** Classification, decision cache, conversations, breaker (compiled from the config in use). */
   readonly routing: Routing;
   /** Counters only the pipeline sees; absent = not counted. */

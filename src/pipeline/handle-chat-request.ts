@@ -96,7 +96,7 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     track.fields.keyId = principal.keyId;
     track.fields.plan = principal.plan;
     const api = wireApi(format);
-    const sent = await readJsonBodyWithText(request, deps.config.bodyLimitBytes);
+    const sent = await readJsonBodyWithText(request, deps.config.bodyLimitBytes, deps.parseMemo?.scope(principal.accountId));
     const body = api.checkRequest(sent.value);
     connection?.idleTimeout(0);
     stream = body.stream === true;

@@ -1,6 +1,7 @@
 import { type GatewayError, invalidRequest, fail } from "../canonical/gateway-error.ts";
 import { isJsonObject } from "../canonical/json-object.ts";
 import { readSentBody, type SentBody } from "./encode-as-sent.ts";
+import type { ParseScope } from "./create-parse-memo.ts";
 import { parseJsonText } from "./parse-json-text.ts";
 
 const tooLarge = (limit: number): GatewayError =>
@@ -26,11 +27,12 @@ async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Pro
 const utf8 = new TextDecoder();
 
 /**
- * Below this size a body is sent on serialised again, not cut from its bytes: noting its members
- * and sending a Blob of cuts cost a small body more than `JSON.stringify` does (a few µs at 1 KB);
- * a conversation of hundreds of KB is where cutting pays.
+ * Below this size a body is parsed whole and sent on serialised again, not cut from its bytes:
+ * noting its members and sending a Blob of cuts cost a small body more than `JSON.stringify` does
+ * (a few µs at 1 KB), and so does parsing it in pieces; a conversation of hundreds of KB is where
+ * both pay.
  */
-const SEND_AS_SENT_MIN_BYTES = 16 * 1024;
+const PIECED_MIN_BYTES = 16 * 1024;
 
 /**
  * Reads and parses a JSON request body, refusing one larger than `limit` bytes (by its declared
@@ -49,20 +51,24 @@ export interface ReadJsonBody {
   readonly sent: SentBody | undefined;
 }
 
-/** readJsonBody, with the text as it came and what sends the body on as it came. */
-export async function readJsonBodyWithText(request: Request, limit: number): Promise<ReadJsonBody> {
+/**
+ * readJsonBody, with the text as it came and what sends the body on as it came. With `reuse`, the
+ * pieces of a big body its account sent before are not parsed again (`parseJsonText`).
+ */
+export async function readJsonBodyWithText(request: Request, limit: number, reuse?: ParseScope): Promise<ReadJsonBody> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   if (!request.body || declared === "0") throw invalidRequest("request body is required");
   // Declared and within the limit: read whole at once; otherwise counted while it streams. The
   // bytes are kept beside the text: a body sent on as it came is cut from them (encodeAsSent).
   const bytes = declared !== null ? new Uint8Array(await request.arrayBuffer()) : await readLimited(request.body, limit);
-  return parseJsonBody(bytes);
+  return parseJsonBody(bytes, reuse);
 }
 
 /** A request body's bytes decoded (as Body.text() does) and parsed, with what sends it on as it came. */
-export function parseJsonBody(bytes: Uint8Array): ReadJsonBody {
+export function parseJsonBody(bytes: Uint8Array, reuse?: ParseScope): ReadJsonBody {
   const text = utf8.decode(bytes);
-  const { value, members } = parseJsonText(text, bytes.length >= SEND_AS_SENT_MIN_BYTES);
+  const big = bytes.length >= PIECED_MIN_BYTES;
+  const { value, members } = parseJsonText(text, big, big ? reuse : undefined);
   return { value, text, sent: members && isJsonObject(value) ? readSentBody(value, text, members, bytes) : undefined };
 }

@@ -13,28 +13,52 @@ export interface JsonTextScan {
   /** It nests arrays and objects deeper than the limit (the scan stopped there). */
   readonly tooDeep: boolean;
   /**
-   * When the text is one object and `members` was asked for: each top-level member as three
+   * When the text is one object and `members` was asked for: each top-level member as four
    * offsets, flat: where its key's opening quote is, where its key ends (after the closing
-   * quote), where its value ends (after its last character). Meaningful only for text that parses.
+   * quote), where its value ends (after its last character), where its value starts. Meaningful
+   * only for text that parses.
    */
   readonly members: readonly number[] | undefined;
+  /**
+   * Beside `members`, one entry a member: for a member whose value is an array, where each of its
+   * elements starts and ends, flat; undefined for any other value. Meaningful only for text that
+   * parses.
+   */
+  readonly elements: readonly (readonly number[] | undefined)[] | undefined;
 }
+
+/** Offsets a member takes in `JsonTextScan.members`. */
+export const MEMBER_OFFSETS = 4;
 
 /**
  * One scan of JSON text: whether it nests deeper than `limit`, and, with `members`, where its
- * top-level members lie, so a body can later be sent on with members cut from the text as it came
- * instead of serialised again. Strings are skipped by a native search for their closing quote;
+ * top-level members and the elements of their array values lie, so a body can later be sent on
+ * with members cut from the text as it came instead of serialised again, and the parse can reuse
+ * elements it has read before. Strings are skipped by a native search for their closing quote;
  * the scan stops at the first bracket past the limit. Text that is not JSON may answer either way;
  * the parse refuses it after.
  */
 export function scanJsonText(text: string, limit: number, members: boolean): JsonTextScan {
   const found: number[] | undefined = members ? [] : undefined;
+  const arrays: (number[] | undefined)[] | undefined = members ? [] : undefined;
   let object = false;
   let depth = 0;
-  // The member being read at depth 1: its key's start and end, its value's end so far.
+  // The member being read at depth 1: its key's start and end, its value's start and end so far.
   let keyStart = -1;
   let keyEnd = -1;
+  let valueStart = -1;
   let valueEnd = -1;
+  // The elements of the member's value when it is an array (read at depth 2), the one being read.
+  let elements: number[] | undefined;
+  let elementStart = -1;
+  let elementEnd = -1;
+  const endMember = () => {
+    found!.push(keyStart, keyEnd, valueEnd, valueStart);
+    arrays!.push(elements);
+    keyStart = -1;
+    valueStart = -1;
+    elements = undefined;
+  };
   const length = text.length;
   for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
@@ -43,7 +67,7 @@ export function scanJsonText(text: string, limit: number, members: boolean): Jso
       // The closing quote is the next one not escaped: preceded by an even run of backslashes.
       for (;;) {
         const next = text.indexOf('"', i + 1);
-        if (next < 0) return { tooDeep: false, members: undefined };
+        if (next < 0) return { tooDeep: false, members: undefined, elements: undefined };
         let slashes = 0;
         while (text.charCodeAt(next - 1 - slashes) === BACKSLASH) slashes++;
         i = next;
@@ -53,21 +77,51 @@ export function scanJsonText(text: string, limit: number, members: boolean): Jso
         if (keyStart < 0) {
           keyStart = start;
           keyEnd = i + 1;
-        } else valueEnd = i + 1;
+        } else {
+          if (valueStart < 0) valueStart = start;
+          valueEnd = i + 1;
+        }
+      } else if (depth === 2 && elements) {
+        if (elementStart < 0) elementStart = start;
+        elementEnd = i + 1;
       }
     } else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
       if (depth === 0) object = c === OPEN_BRACE;
-      if (++depth > limit) return { tooDeep: true, members: undefined };
+      else if (depth === 1 && found) {
+        if (valueStart < 0) valueStart = i;
+        if (c === OPEN_BRACKET) {
+          elements = [];
+          elementStart = -1;
+        }
+      } else if (depth === 2 && elements && elementStart < 0) elementStart = i;
+      if (++depth > limit) return { tooDeep: true, members: undefined, elements: undefined };
     } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {
-      if (--depth === 1) valueEnd = i + 1;
-      else if (depth === 0 && found && keyStart >= 0) found.push(keyStart, keyEnd, valueEnd);
-    } else if (depth === 1 && c > SPACE && c !== COLON) {
-      if (c !== COMMA) valueEnd = i + 1;
-      else if (found) {
-        found.push(keyStart, keyEnd, valueEnd);
-        keyStart = -1;
+      if (--depth === 1) {
+        valueEnd = i + 1;
+        if (elements && elementStart >= 0) {
+          elements.push(elementStart, elementEnd);
+          elementStart = -1;
+        }
+      } else if (depth === 2) elementEnd = i + 1;
+      else if (depth === 0 && found && keyStart >= 0) endMember();
+    } else if (c > SPACE) {
+      if (depth === 1) {
+        if (c === COMMA) {
+          if (found) endMember();
+        } else if (c !== COLON) {
+          if (valueStart < 0 && keyStart >= 0) valueStart = i;
+          valueEnd = i + 1;
+        }
+      } else if (depth === 2 && elements) {
+        if (c === COMMA) {
+          elements.push(elementStart, elementEnd);
+          elementStart = -1;
+        } else {
+          if (elementStart < 0) elementStart = i;
+          elementEnd = i + 1;
+        }
       }
     }
   }
-  return { tooDeep: false, members: object ? found : undefined };
+  return object ? { tooDeep: false, members: found, elements: arrays } : { tooDeep: false, members: undefined, elements: undefined };
 }

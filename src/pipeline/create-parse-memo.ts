@@ -1,0 +1,142 @@
+/**
+ * A piece of JSON text parsed before, kept with the text it was parsed from; or, for a piece seen
+ * once, only the note that it was (no text, no value).
+ */
+interface Remembered {
+  /** The piece's text, a copy of its own (a slice would keep the whole body it came from alive). */
+  readonly text: string | undefined;
+  readonly value: unknown;
+  /** What it counts against the budget, in characters. */
+  readonly size: number;
+  /** Read again since the eviction scan last passed it: it gets one more round. */
+  hot: boolean;
+}
+
+/** One account's remembered pieces, by a hash of their text and its length. */
+type Pieces = Map<number, Remembered>;
+
+/** Reads pieces of one account's request bodies, reusing what its earlier requests parsed. */
+export interface ParseScope {
+  /**
+   * The value of the JSON text `text.slice(start, end)`: the one parsed before when the account
+   * sent that very text before, else parsed now (throws as `JSON.parse` does). Either way it is
+   * shared with later requests: it and its first levels are frozen, and nothing may change it.
+   */
+  read(text: string, start: number, end: number): unknown;
+}
+
+export interface ParseMemo {
+  /** The pieces of this account (a scope never reads another account's). */
+  scope(accountId: string): ParseScope;
+  /** Characters of text remembered now, over all accounts. */
+  readonly chars: number;
+}
+
+/** Below this a piece is parsed every time: remembering it costs more than parsing it. */
+const MIN_PIECE_CHARS = 64;
+/** What the note of a piece seen once counts against the budget (a map entry and a small object). */
+const SEEN_SIZE = 64;
+/** Levels of a remembered value frozen: a message, its content list, its blocks. */
+const FROZEN_LEVELS = 3;
+
+/** Freezes `value` and the objects within it down to `levels` levels. */
+function freezeLevels(value: object, levels: number): void {
+  Object.freeze(value);
+  if (levels <= 1) return;
+  if (Array.isArray(value)) {
+    for (const item of value) if (typeof item === "object" && item !== null) freezeLevels(item, levels - 1);
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    const item = record[key];
+    if (typeof item === "object" && item !== null) freezeLevels(item, levels - 1);
+  }
+}
+
+/** A copy of `piece` that holds only its own characters. */
+const ownCopy = (piece: string): string => Buffer.from(piece, "utf8").toString("utf8");
+
+/**
+ * Parsed pieces of request bodies (a conversation's messages, its tools), by account, so a coding
+ * agent's next turn, which sends the whole conversation again, parses only what is new in it. A
+ * piece is found by a hash of its text and its length and reused only when its text is the same,
+ * character for character. A piece is kept from its second sighting on: keeping costs about as
+ * much again as parsing (a copy of the text, freezing the value), which a body sent only once
+ * never earns back. Bounded by the characters of text remembered (the parsed values hold
+ * about as much again): past `maxChars`, the accounts used longest ago lose their pieces first,
+ * each piece read again since the last pass getting one more round.
+ */
+export function createParseMemo(options: { readonly maxChars: number }): ParseMemo {
+  const accounts = new Map<string, Pieces>();
+  let chars = 0;
+
+  /** Drops pieces until the budget holds; `current`, the map being written, stays registered even when emptied. */
+  function evict(current: Pieces): void {
+    for (const [accountId, pieces] of accounts) {
+      for (const [key, piece] of pieces) {
+        if (chars <= options.maxChars) return;
+        pieces.delete(key);
+        if (piece.hot) {
+          piece.hot = false;
+          pieces.set(key, piece);
+        } else chars -= piece.size;
+      }
+      if (pieces.size === 0 && pieces !== current) accounts.delete(accountId);
+    }
+  }
+
+  function remember(pieces: Pieces, key: number, piece: Remembered): void {
+    pieces.set(key, piece);
+    chars += piece.size;
+    if (chars > options.maxChars) evict(pieces);
+  }
+
+  /** The account's pieces, moved last: eviction starts with the accounts used longer ago. */
+  function piecesOf(accountId: string): Pieces {
+    let pieces = accounts.get(accountId);
+    if (pieces) accounts.delete(accountId);
+    else pieces = new Map();
+    accounts.set(accountId, pieces);
+    return pieces;
+  }
+
+  function scope(accountId: string): ParseScope {
+    // Looked up at the first read, when the body is there: while it was awaited, eviction may have
+    // dropped the account's map.
+    let own: Pieces | undefined;
+    return {
+      read(text, start, end) {
+        const piece = text.slice(start, end);
+        if (piece.length < MIN_PIECE_CHARS) return JSON.parse(piece);
+        own ??= piecesOf(accountId);
+        // 32 bits of hash and 21 of length: one number, exact below 2^53.
+        const key = Bun.hash.crc32(piece) * 0x200000 + (piece.length & 0x1fffff);
+        const known = own.get(key);
+        if (known !== undefined && known.text === piece) {
+          known.hot = true;
+          return known.value;
+        }
+        if (known === undefined) {
+          remember(own, key, { text: undefined, value: undefined, size: SEEN_SIZE, hot: false });
+          return JSON.parse(piece);
+        }
+        // Seen before (or another piece under the same key): kept from now on. Parsed from the
+        // copy, as strings the parse makes might share its characters.
+        const copy = ownCopy(piece);
+        const value: unknown = JSON.parse(copy);
+        if (typeof value === "object" && value !== null) freezeLevels(value, FROZEN_LEVELS);
+        chars -= known.size;
+        remember(own, key, { text: copy, value, size: copy.length, hot: false });
+        return value;
+      },
+    };
+  }
+
+  return {
+    scope,
+    get chars() {
+      return chars;
+    },
+  };
+}

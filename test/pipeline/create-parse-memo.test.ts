@@ -1,0 +1,81 @@
+import { describe, expect, test } from "bun:test";
+import { createParseMemo, type ParseScope } from "../../src/pipeline/create-parse-memo.ts";
+
+/** A message of about `chars` characters, told apart by `n`. */
+const message = (n: number, chars = 200): string => JSON.stringify({ role: "user", content: [{ type: "text", text: `${n} `.padEnd(chars, "w") }] });
+const readAll = (scope: ParseScope, text: string): unknown => scope.read(text, 0, text.length);
+
+describe("createParseMemo", () => {
+  test("a piece is parsed anew when first seen, kept at its second sighting and the kept value reused after", () => {
+    const memo = createParseMemo({ maxChars: 1 << 20 });
+    const text = message(1);
+    const first = readAll(memo.scope("a"), text);
+    const second = readAll(memo.scope("a"), text);
+    const third = readAll(memo.scope("a"), text);
+    expect(second).not.toBe(first);
+    expect(third).toBe(second);
+    expect(third).toEqual(JSON.parse(text));
+    // Found by its text inside a larger one too.
+    expect(memo.scope("a").read(`[${text},1]`, 1, text.length + 1)).toBe(second);
+  });
+
+  test("a kept value is frozen down to its blocks, so no request can change it for the next", () => {
+    const memo = createParseMemo({ maxChars: 1 << 20 });
+    const text = message(2);
+    readAll(memo.scope("a"), text);
+    const kept = readAll(memo.scope("a"), text) as { content: { text: string }[] };
+    expect(Object.isFrozen(kept)).toBe(true);
+    expect(Object.isFrozen(kept.content)).toBe(true);
+    expect(Object.isFrozen(kept.content[0])).toBe(true);
+    // Modules are strict: a write to a frozen object throws.
+    expect(() => {
+      kept.content[0]!.text = "changed";
+    }).toThrow(TypeError);
+  });
+
+  test("accounts never share a value, and another text of the same length is not taken for a kept one", () => {
+    const memo = createParseMemo({ maxChars: 1 << 20 });
+    const text = message(3);
+    for (const account of ["a", "a", "b", "b"]) readAll(memo.scope(account), text);
+    expect(readAll(memo.scope("a"), text)).not.toBe(readAll(memo.scope("b"), text));
+    const other = message(4);
+    expect(other.length).toBe(text.length);
+    readAll(memo.scope("a"), other);
+    expect(readAll(memo.scope("a"), other)).toEqual(JSON.parse(other));
+  });
+
+  test("a small piece is parsed each time and never kept", () => {
+    const memo = createParseMemo({ maxChars: 1 << 20 });
+    const text = '{"a":[1,2]}';
+    const values = [1, 2, 3].map(() => readAll(memo.scope("a"), text));
+    expect(values[1]).not.toBe(values[2]);
+    expect(memo.chars).toBe(0);
+  });
+
+  test("the budget holds, the account used longest ago loses its pieces first, and a piece read again outlives one that was not", () => {
+    // Each message is about 1,050 characters: three fit, the fourth does not.
+    const memo = createParseMemo({ maxChars: 4_000 });
+    const keep = (account: string, n: number) => {
+      const text = message(n, 1_000);
+      readAll(memo.scope(account), text);
+      return readAll(memo.scope(account), text);
+    };
+    const old = keep("old", 1);
+    const hot = keep("recent", 2);
+    const cold = keep("recent", 3);
+    // Read again: it gets one more round when the eviction passes it.
+    expect(readAll(memo.scope("recent"), message(2, 1_000))).toBe(hot);
+    keep("newest", 10);
+    keep("newest", 11);
+    expect(memo.chars).toBeLessThanOrEqual(4_000);
+    expect(readAll(memo.scope("recent"), message(2, 1_000))).toBe(hot);
+    expect(readAll(memo.scope("recent"), message(3, 1_000))).not.toBe(cold);
+    expect(readAll(memo.scope("old"), message(1, 1_000))).not.toBe(old);
+  });
+
+  test("a piece that is not JSON throws as JSON.parse does, first seen or seen again", () => {
+    const memo = createParseMemo({ maxChars: 1 << 20 });
+    const text = `${message(5).slice(0, -1)},}`;
+    for (let i = 0; i < 3; i++) expect(() => readAll(memo.scope("a"), text)).toThrow(SyntaxError);
+  });
+});
