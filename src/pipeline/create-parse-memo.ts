@@ -121,10 +121,11 @@ export function createParseMemo(options: { readonly maxChars: number }): ParseMe
           remember(own, key, { text: undefined, value: undefined, size: SEEN_SIZE, hot: false });
           return JSON.parse(piece);
         }
-        // Seen before (or another piece under the same key): kept from now on. Parsed from the
-        // copy, as strings the parse makes might share its characters.
+        // Seen before (or another piece under the same key): kept from now on, unless the copy is
+        // not the text (a lone surrogate, which text decoded from bytes never holds).
+        const value: unknown = JSON.parse(piece);
         const copy = ownCopy(piece);
-        const value: unknown = JSON.parse(copy);
+        if (copy !== piece) return value;
         if (typeof value === "object" && value !== null) freezeLevels(value, FROZEN_LEVELS);
         chars -= known.size;
         remember(own, key, { text: copy, value, size: copy.length, hot: false });

@@ -73,6 +73,13 @@ describe("createParseMemo", () => {
     expect(readAll(memo.scope("old"), message(1, 1_000))).not.toBe(old);
   });
 
+  test("a piece holding a lone surrogate is parsed as it is every time (a copy of it would not be the same text)", () => {
+    const memo = createParseMemo({ maxChars: 1 << 20 });
+    const text = JSON.stringify({ text: `${"a".repeat(100)}\ud83d` }).replace("\\ud83d", "\ud83d");
+    expect(text).toContain("\ud83d");
+    for (let i = 0; i < 3; i++) expect(readAll(memo.scope("a"), text)).toEqual({ text: `${"a".repeat(100)}\ud83d` });
+  });
+
   test("a piece that is not JSON throws as JSON.parse does, first seen or seen again", () => {
     const memo = createParseMemo({ maxChars: 1 << 20 });
     const text = `${message(5).slice(0, -1)},}`;
