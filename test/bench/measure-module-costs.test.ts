@@ -14,7 +14,7 @@ afterAll(() => db.close(), DATABASE_HOOK_TIMEOUT_MS);
 describe("measureModuleCosts", () => {
   test("times every part the issue names: the shared ones once, the per-format ones per format, the big body's", () => {
     const ids = rows.map((r) => r.id);
-    expect(ids).toEqual(expect.arrayContaining(["auth", "limits", "usage-row", "request-log", "metrics", "body-check/1m", "routing/1m", "cache/1m"]));
+    expect(ids).toEqual(expect.arrayContaining(["auth", "limits", "usage-row", "request-log", "metrics", "body-check/1m", "body-check/1m-new", "routing/1m", "routing/1m-new", "cache/1m"]));
     for (const format of ["messages", "chat"]) {
       for (const part of ["body-check", "routing", "cache", "same-format-json", "same-format-stream", "translation-json", "translation-stream", "translation-long"]) {
         expect(ids).toContain(`${part}/${format}`);
