@@ -37,6 +37,12 @@ export interface RequestRecord {
   readonly ttfbMs?: number;
   readonly usage?: Usage;
   readonly costUsd?: number;
+  /**
+   * The pipeline counted `usage` (and its cost) toward the account's limits itself, before the end:
+   * a stream that ended normally does so before its last bytes, so a shared limiter settles its
+   * tokens with its slot in one call. Consumers that count toward the limits leave it alone.
+   */
+  readonly limitsCharged?: boolean;
   readonly cacheHit: boolean;
   /** Upstream attempts made (1 = no failover). */
   readonly attempts: number;

@@ -18,6 +18,7 @@ import { stripForeignThinking } from "../routing/strip-foreign-thinking.ts";
 import { forwardTranslated } from "../upstream/translated/forward-translated.ts";
 import { encodeAsSent, type SentBody } from "./encode-as-sent.ts";
 import type { StreamOutcome } from "../upstream/translated/stream-outcome.ts";
+import type { StreamTokens } from "../usage/bill-stream-usage.ts";
 import type { JsonObject } from "../canonical/json-object.ts";
 
 /** What bounds an upstream call once it answers (see the `server` section of the config). */
@@ -37,8 +38,11 @@ export interface ModelCall {
   readonly timeoutMs: number;
   /** Stream keep-alive and idle limits, the largest upstream event and non-stream answer read. */
   readonly limits: UpstreamLimits;
-  /** Streams: called once just before the last bytes go out (the concurrency slot is freed there). */
-  readonly beforeLastBytes?: () => void | Promise<void>;
+  /**
+   * Streams: called once just before the last bytes go out (the concurrency slot is freed there);
+   * a stream that ends normally passes its tokens, as `onStreamEnd` will report them.
+   */
+  readonly beforeLastBytes?: (ended?: StreamTokens) => void | Promise<void>;
   /** The client's body before any model was tried; each attempt works on a shallow copy. */
   readonly body: JsonObject;
   /** `body` as the client sent it (its text, members and bytes): a same-format call sends it on cut from them. */

@@ -14,6 +14,8 @@ import type { Lease } from "../limits/limiter.ts";
 import { resolveTier } from "../routing/resolve-tier.ts";
 import { sniffUsage } from "../upstream/passthrough/sniff-usage.ts";
 import { billStreamUsage } from "../usage/bill-stream-usage.ts";
+import { chargeLimits } from "../usage/charge-limits.ts";
+import { requestCost } from "../usage/request-cost.ts";
 import { estimateRequestTokens } from "../usage/estimate-request-tokens.ts";
 import { acquireLease, NO_LEASE } from "./acquire-lease.ts";
 import { answerFromCache } from "./answer-from-cache.ts";
@@ -203,6 +205,8 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
   setHeaders({ ...lease.headers, ...routerHeaders(format, requestId, tier, route.modelName, route.effort, route.source) });
   const store = slot?.store ? slot : undefined;
   let answeredHeaders: Record<string, string> = {};
+  /** The usage of a stream that ended normally, billed and counted before its last bytes. */
+  let billed: Usage | undefined;
   const call: ModelCall = {
     format,
     tier,
@@ -210,7 +214,11 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
     client: s.request,
     timeoutMs: deps.config.upstreamTimeoutMs,
     limits: upstreamLimits(deps),
-    beforeLastBytes: () => lease.release(),
+    beforeLastBytes: (ended) => {
+      // A normal end's tokens are final now: counted here, they settle with the slot in one call.
+      if (ended) billed = chargeEndedStream(s, billStreamUsage(ended, () => countInput(decode)));
+      return lease.release();
+    },
     body: s.body,
     sent: s.sent,
     canonical: decode,
@@ -223,10 +231,11 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
       const whole = outcome.response ?? outcome.raw;
       if (store && whole) store.cache.put(store.key, whole, answeredHeaders);
       // Every streamed token is billed, whoever ended the stream and however.
-      const usage = billStreamUsage(outcome, () => countInput(decode));
+      const usage = billed ?? billStreamUsage(outcome, () => countInput(decode));
       track.finish(200, {
         clientAborted: outcome.clientAborted,
         usage,
+        ...(billed ? { limitsCharged: true } : {}),
         ...(outcome.error !== undefined ? { streamError: outcome.error } : {}),
       });
     },
@@ -268,6 +277,17 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
     await lease.release();
   }
   return new Response(answer.body, { status: 200, headers });
+}
+
+/**
+ * Counts a normally ended stream's usage toward its account's limits, as the usage observer would
+ * once the record is reported (its record says it need not): before the last bytes, with the
+ * slot, so a shared limiter settles both in one call. The usage is what the record will carry.
+ */
+function chargeEndedStream(s: Served, usage: Usage): Usage {
+  const charged = { accountId: s.principal.accountId, keyId: s.principal.keyId, model: s.track.fields.model, usage, cacheHit: false, endpoint: s.format };
+  chargeLimits(s.deps.limiter, charged, requestCost(charged, s.deps.config.models));
+  return usage;
 }
 
 /**

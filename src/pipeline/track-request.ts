@@ -8,7 +8,7 @@ export interface RequestTracker {
   readonly fields: Partial<Mutable<RequestRecord>> & { warnings: string[] };
   /** The response (headers and first bytes) is about to go out. */
   markFirstByte(): void;
-  finish(status: number, end?: { usage?: Usage; streamError?: string; clientAborted?: boolean; errorType?: string }): void;
+  finish(status: number, end?: { usage?: Usage; streamError?: string; clientAborted?: boolean; errorType?: string; limitsCharged?: boolean }): void;
 }
 
 /** Tracks one request for the observers; with none, every call is a no-op on a shared object. */
@@ -42,6 +42,7 @@ export function trackRequest(observe: RequestObserver | undefined, requestId: st
         ...(end.usage ? { usage: end.usage } : {}),
         ...(end.streamError ? { streamError: end.streamError } : {}),
         ...(end.errorType ? { errorType: end.errorType } : {}),
+        ...(end.limitsCharged ? { limitsCharged: true } : {}),
       };
       try {
         observe(record);

@@ -24,8 +24,9 @@ export function createUsageObserver(deps: UsageObserverDeps): RequestObserver {
       const row = toUsageRow(record, requestCost(record, deps.models));
       if (!row) return;
       deps.writer.record(row);
-      // The key's spend cap counts what the row costs (nothing for a cache hit).
-      if (deps.limiter) chargeLimits(deps.limiter, record, row.costUsd ?? 0);
+      // The key's spend cap counts what the row costs (nothing for a cache hit). A record whose
+      // limits the pipeline already counted (a stream, with its slot) is not counted twice.
+      if (deps.limiter && !record.limitsCharged) chargeLimits(deps.limiter, record, row.costUsd ?? 0);
     } catch (err) {
       console.error(JSON.stringify({ level: "error", msg: "usage observer failed", error: err instanceof Error ? err.message : String(err) }));
     }

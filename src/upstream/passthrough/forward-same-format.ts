@@ -31,8 +31,8 @@ export interface ForwardRequest {
   readonly keepChunks?: boolean;
   /** Streams: called once when the stream has ended. */
   readonly onEnd?: (end: PipeEnd & { readonly firstEvent: string }) => void;
-  /** Streams: called once just before the last bytes go out (see PipeOptions). */
-  readonly beforeLastBytes?: () => void | Promise<void>;
+  /** Streams: called once just before the last bytes go out, with the tokens of a stream that ended normally (see PipeOptions). */
+  readonly beforeLastBytes?: PipeOptions["beforeLastBytes"];
   /** Stream keep-alive and idle limits, and the largest event and non-stream body read. */
   readonly limits: PipeOptions["limits"] & { readonly maxBodyBytes: number };
 }

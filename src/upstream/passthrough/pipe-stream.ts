@@ -29,8 +29,10 @@ export interface PipeOptions {
   /**
    * Called once just before the stream's last bytes go out (its terminal event, or the error event
    * that ends it): what the stream holds (its concurrency slot) is free before the client has it all.
+   * A stream that ends normally passes its tokens, as `onEnd` will report them (nothing can add to
+   * them then), so they can be counted with the slot.
    */
-  readonly beforeLastBytes?: () => void | Promise<void>;
+  readonly beforeLastBytes?: (ended?: EndedTokens) => void | Promise<void>;
   /** Chat: the gateway asked for the usage chunk, the client did not; it is taken out (and kept for accounting). */
   readonly hideUsageChunk?: boolean;
   /** Keep every chunk sent (by reference, up to a size) so the whole answer can be rebuilt at the end. */
@@ -54,6 +56,9 @@ export interface PipeEnd {
   /** Every chunk sent, when `keepChunks` was asked and the stream stayed within the size kept. */
   readonly chunks?: readonly Uint8Array[];
 }
+
+/** A normally ended stream's tokens, passed before its last bytes (see PipeEnd). */
+export type EndedTokens = Pick<PipeEnd, "usage" | "startUsage" | "sentTokens">;
 
 const SEQUENCE_FIELD = Buffer.from('"sequence_number":');
 const BLANK_LINE = Buffer.from("\n\n");
@@ -246,14 +251,21 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     });
   };
 
+  /** What `report` passes of the tokens, for a stream whose upstream has ended. */
+  const endedTokens = (): EndedTokens => {
+    const final = inspector.usage;
+    const start = inspector.startUsage;
+    return { sentTokens: () => inspector.text.tokens(), ...(final ? { usage: final } : {}), ...(start ? { startUsage: start } : {}) };
+  };
+
   /** The format's error event, numbered after the last event sent (Responses). */
   const errorEvent = (error: GatewayError): Buffer => Buffer.from(api.encodeStreamError(error, lastSequenceNumber([latest, previous]) + 1));
 
   let lastBytesFreed = false;
-  const beforeLastBytes = async (): Promise<void> => {
+  const beforeLastBytes = async (ended?: EndedTokens): Promise<void> => {
     if (lastBytesFreed) return;
     lastBytesFreed = true;
-    const pending = request.beforeLastBytes?.();
+    const pending = request.beforeLastBytes?.(ended);
     if (pending) await pending.catch(() => {});
   };
 
@@ -348,7 +360,8 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
       const complete = last === undefined && inspector.between;
       const out = release(rewrite(step.out), step.hold && rewrite(step.hold), true);
       if (complete || out.length > 0) {
-        await beforeLastBytes();
+        // Complete: the upstream has ended, every event is read, and these are the tokens `report` passes.
+        await beforeLastBytes(complete ? endedTokens() : undefined);
         noteSent(out);
         if (!(await sendToClient(link, controller, out))) return report(true);
       }

@@ -40,11 +40,18 @@ export interface TranslatedRequest {
   readonly onStreamEnd?: (outcome: StreamOutcome) => void;
   /** Rebuild the whole answer from the stream (for the response cache). */
   readonly collect?: boolean;
-  /** Streams: called once just before the last bytes go out, so what the stream holds is free by then. */
-  readonly beforeLastBytes?: () => void | Promise<void>;
+  /**
+   * Streams: called once just before the last bytes go out, so what the stream holds is free by
+   * then. A stream that ends normally passes its tokens, as `onStreamEnd` will report them (nothing
+   * can add to them then), so they can be counted with the slot.
+   */
+  readonly beforeLastBytes?: (ended?: EndedTokens) => void | Promise<void>;
   /** Stream keep-alive and idle limits, and the largest event and non-stream body read. */
   readonly limits: StreamLimits & { readonly maxEventBytes: number; readonly maxBodyBytes: number };
 }
+
+/** A normally ended stream's tokens, passed before its last bytes (see StreamOutcome). */
+export type EndedTokens = Pick<StreamOutcome, "usage" | "startUsage" | "sentTokens">;
 
 export interface Translated {
   readonly body: ReadableStream<Uint8Array> | string;
@@ -163,6 +170,12 @@ function encodeEvents(t: Translation, events: readonly StreamEvent[], format: Cl
   return out;
 }
 
+/** What `report` passes of the tokens, once the stream has ended. */
+function endedTokens(t: Translation): EndedTokens {
+  const { usage, startUsage } = t.outcome;
+  return { sentTokens: () => t.text.tokens(), ...(usage ? { usage } : {}), ...(startUsage ? { startUsage } : {}) };
+}
+
 /** The canonical error event that ends a stream the gateway gives up on. */
 const errorEvent = (error: GatewayError): StreamEvent => ({ type: "error", error: { status: error.status, type: error.type, message: error.message } });
 
@@ -256,10 +269,10 @@ function pipeTranslation(t: Translation, first: StreamEvent[], request: Translat
     request.onStreamEnd?.({ ...(clientAborted ? kept : outcome), clientAborted, sentTokens: () => t.text.tokens(), ...(response ? { response } : {}) });
   };
   let lastBytesFreed = false;
-  const beforeLastBytes = async (): Promise<void> => {
+  const beforeLastBytes = async (ended?: EndedTokens): Promise<void> => {
     if (lastBytesFreed) return;
     lastBytesFreed = true;
-    const pending = request.beforeLastBytes?.();
+    const pending = request.beforeLastBytes?.(ended);
     if (pending) await pending.catch(() => {});
   };
   const pipe = async (controller: ReadableStreamDirectController): Promise<void> => {
@@ -273,7 +286,8 @@ function pipeTranslation(t: Translation, first: StreamEvent[], request: Translat
     let events = first;
     for (;;) {
       const text = encodeEvents(t, events, format);
-      if (t.outcome.ended) await beforeLastBytes();
+      // A finish without an error ends the stream normally: after it nothing is decoded or counted.
+      if (t.outcome.ended) await beforeLastBytes(t.outcome.error === undefined ? endedTokens(t) : undefined);
       if (!(await sendToClient(link, controller, text))) break;
       if (t.outcome.ended) {
         // The client has the whole answer: leaving now is no abort.
