@@ -1,28 +1,21 @@
-/** What a decoder reports of content it could not carry over. */
-type Warn = (message: string) => void;
-
 /**
  * A decoder of wire items that decodes each frozen item once. A frozen item is one the parse memo
  * shares between an account's requests (a message of a conversation sent again): its decoded
- * value, and the warnings its decoding gave, are kept beside it (held only as long as the item
- * is) and given again, frozen, so no request can change them for the next. Any other item is
- * decoded every time.
+ * value is kept beside it (held only as long as the item is) and given again, frozen, so no
+ * request can change it for the next. An item whose decoding warned is decoded every time (a
+ * warning may name the item's place, which can change), as is any item not frozen. `decode`
+ * pushes its warnings to the list it is given; they go on to `warn`.
  */
-export function createDecodeOnce<T extends object>(): (item: unknown, decode: (warn: Warn) => T, warn: Warn) => T {
-  const decoded = new WeakMap<object, { readonly value: T; readonly warnings: readonly string[] }>();
+export function createDecodeOnce<T extends object>(): (item: unknown, decode: (warnings: string[]) => T, warn: (warning: string) => void) => T {
+  const decoded = new WeakMap<object, T>();
   return (item, decode, warn) => {
-    if (typeof item !== "object" || item === null || !Object.isFrozen(item)) return decode(warn);
-    const known = decoded.get(item);
-    if (known !== undefined) {
-      for (const warning of known.warnings) warn(warning);
-      return known.value;
-    }
+    const shared = typeof item === "object" && item !== null && Object.isFrozen(item);
+    const known = shared ? decoded.get(item) : undefined;
+    if (known !== undefined) return known;
     const warnings: string[] = [];
-    const value = decode((warning) => {
-      warnings.push(warning);
-      warn(warning);
-    });
-    decoded.set(item, { value: Object.freeze(value), warnings });
+    const value = decode(warnings);
+    if (warnings.length > 0) for (const warning of warnings) warn(warning);
+    else if (shared) decoded.set(item, Object.freeze(value));
     return value;
   };
 }

@@ -3,6 +3,13 @@ import { invalidRequest } from "../../canonical/gateway-error.ts";
 import type { CanonicalMessage } from "../../canonical/request.ts";
 import { decodeContent } from "./decode-content.ts";
 import { isJsonObject } from "../../canonical/json-object.ts";
+import { createDecodeOnce } from "../create-decode-once.ts";
+import { freezeParts } from "../freeze-parts.ts";
+
+/** Each message of a conversation sent again (frozen by the parse memo) is decoded once. */
+const decodePartsOnce = createDecodeOnce<ContentPart[]>();
+const decodeResultOnce = createDecodeOnce<ToolResultPart>();
+const freezeResult = (result: ToolResultPart): ToolResultPart => freezeParts([result])[0]!;
 
 export interface DecodedMessages {
   readonly system: TextPart[];
@@ -58,6 +65,7 @@ function decodeToolResult(message: Record<string, unknown>, path: string, warnin
  * function) messages merge into one user message of tool results, as the other formats hold them.
  */
 export function decodeMessages(raw: readonly unknown[], warnings: string[]): DecodedMessages {
+  const warn = (warning: string): void => void warnings.push(warning);
   const system: TextPart[] = [];
   const messages: CanonicalMessage[] = [];
   let toolResults: ToolResultPart[] | null = null;
@@ -66,7 +74,7 @@ export function decodeMessages(raw: readonly unknown[], warnings: string[]): Dec
     if (!isJsonObject(message) || typeof message.role !== "string") throw invalidRequest(`\`${path}.role\`: field required`, `${path}.role`);
     const role = message.role;
     if (role === "tool" || role === "function") {
-      const result = decodeToolResult(message, path, warnings);
+      const result = decodeResultOnce(message, (sink) => freezeResult(decodeToolResult(message, path, sink)), warn);
       if (toolResults) toolResults.push(result);
       else {
         toolResults = [result];
@@ -76,13 +84,13 @@ export function decodeMessages(raw: readonly unknown[], warnings: string[]): Dec
     }
     toolResults = null;
     if (role === "system" || role === "developer") {
-      const parts = decodeContent(message.content, `${path}.content`, false, warnings) as TextPart[];
+      const parts = decodePartsOnce(message, (sink) => freezeParts(decodeContent(message.content, `${path}.content`, false, sink)), warn) as TextPart[];
       if (messages.length === 0) system.push(...parts);
       else messages.push({ role: "system", content: parts, ...(role === "developer" ? { developer: true } : {}) });
     } else if (role === "user") {
-      messages.push({ role: "user", content: decodeContent(message.content, `${path}.content`, true, warnings) });
+      messages.push({ role: "user", content: decodePartsOnce(message, (sink) => freezeParts(decodeContent(message.content, `${path}.content`, true, sink)), warn) });
     } else if (role === "assistant") {
-      messages.push({ role: "assistant", content: decodeAssistant(message, path, warnings) });
+      messages.push({ role: "assistant", content: decodePartsOnce(message, (sink) => freezeParts(decodeAssistant(message, path, sink)), warn) });
     } else {
       throw invalidRequest(`\`${path}.role\`: unsupported role '${role}'`, `${path}.role`);
     }

@@ -1,6 +1,7 @@
 import type { Converted } from "../../canonical/converted.ts";
 import type { ContentPart, TextPart } from "../../canonical/content-part.ts";
 import { createDecodeOnce } from "../create-decode-once.ts";
+import { freezeParts } from "../freeze-parts.ts";
 import type { Effort } from "../../canonical/effort.ts";
 import { invalidRequest } from "../../canonical/gateway-error.ts";
 import type { CanonicalMessage, CanonicalRequest, ResponseFormat, Sampling } from "../../canonical/request.ts";
@@ -49,12 +50,6 @@ function instructionText(message: CanonicalMessage, field: string): TextPart[] {
 /** Each message of a conversation sent again (frozen by the parse memo) is decoded once. */
 const decodeOnce = createDecodeOnce<ContentPart[]>();
 
-/** Parts shared between requests: the list and each part frozen. */
-function freezeParts(parts: ContentPart[]): ContentPart[] {
-  for (const part of parts) Object.freeze(part);
-  return parts;
-}
-
 /**
  * Leading system messages (before any user or assistant turn) join the top-level system prompt;
  * later ones keep their place in the history as `system` messages.
@@ -70,7 +65,7 @@ function decodeMessages(value: unknown, system: TextPart[], warn: Warn): Canonic
     if (role !== "user" && role !== "assistant" && role !== "system") {
       throw invalidRequest(`\`${String(field)}.role\`: expected "user", "assistant" or "system"`, `${String(field)}.role`);
     }
-    const content = decodeOnce(raw, (warnAs) => freezeParts(decodeContent(raw.content, new FieldPath(field, "content"), warnAs)), warn);
+    const content = decodeOnce(raw, (warnings) => freezeParts(decodeContent(raw.content, new FieldPath(field, "content"), (w) => void warnings.push(w))), warn);
     const message: CanonicalMessage = { role, content };
     if (role !== "system") messages.push(message);
     else if (messages.length === 0) system.push(...instructionText(message, String(field)));

@@ -4,9 +4,11 @@ import type { Effort } from "../../canonical/effort.ts";
 import { invalidRequest } from "../../canonical/gateway-error.ts";
 import type { CanonicalMessage, CanonicalRequest, ResponseFormat, Sampling } from "../../canonical/request.ts";
 import { packResponsesReasoning, unpackForeignThinking } from "../pack-reasoning.ts";
-import { readInputParts } from "./read-input-parts.ts";
+import { readInputParts, type InputPart } from "./read-input-parts.ts";
 import { decodeToolChoice, decodeTools } from "./decode-tools.ts";
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
+import { createDecodeOnce } from "../create-decode-once.ts";
+import { freezeParts } from "../freeze-parts.ts";
 
 /** Top-level fields read into canonical places; everything else goes to `extra` by wire name. */
 const CONSUMED = new Set([
@@ -58,13 +60,17 @@ function stringField(item: JsonObject, key: string, at: string): string {
   return value;
 }
 
+/** The parts of each input item of a conversation sent again (frozen by the parse memo) are read once. */
+const decodeContentOnce = createDecodeOnce<InputPart[]>();
+const decodeOutputOnce = createDecodeOnce<InputPart[]>();
+
 function readItem(item: unknown, at: string, conversation: Conversation, warnings: string[]): void {
   if (!isJsonObject(item)) throw invalidRequest(`${at} must be an object`, at);
   const type = item.type ?? (typeof item.role === "string" ? "message" : undefined);
   switch (type) {
     case "message": {
       const role = item.role;
-      const parts = readInputParts(item.content, `${at}.content`, warnings);
+      const parts = decodeContentOnce(item, (sink) => freezeParts(readInputParts(item.content, `${at}.content`, sink)), (w) => void warnings.push(w));
       if (role === "system" || role === "developer") addSystem(conversation, parts, role === "developer", at, warnings);
       else if (role === "user" || role === "assistant") addTurn(conversation, role, parts);
       else throw invalidRequest(`${at}.role must be user, assistant, system or developer`, `${at}.role`);
@@ -76,7 +82,7 @@ function readItem(item: unknown, at: string, conversation: Conversation, warning
       ]);
       return;
     case "function_call_output": {
-      const content = readInputParts(item.output ?? "", `${at}.output`, warnings);
+      const content = decodeOutputOnce(item, (sink) => freezeParts(readInputParts(item.output ?? "", `${at}.output`, sink)), (w) => void warnings.push(w));
       addTurn(conversation, "user", [{ type: "tool_result", callId: stringField(item, "call_id", at), content, isError: false }]);
       return;
     }
