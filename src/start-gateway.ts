@@ -160,7 +160,8 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     config: () => holder.current(),
     providers: () => holder.deps.providers,
     onError: (error) => requestLog.logger.warn({ reason: error instanceof Error ? error.message : String(error) }, "smart+ worker loop failed; retrying"),
-    // The job's model calls are billed to its account like any answered request.
+    // The job's model calls are billed to its account, and count toward the spend of the key that
+    // started it, like any answered request.
     onModelCall: (job, call) =>
       services.usageObserverFor(holder.current())({
         // One row per model call, a re-run of the job after a lost lease included.
@@ -169,6 +170,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
         endpoint: "smartplus_job",
         stream: false,
         accountId: job.accountId,
+        ...(job.keyId !== null ? { keyId: job.keyId } : {}),
         tier: "smart-plus",
         model: call.model,
         effort: job.effort,

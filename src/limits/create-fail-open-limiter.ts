@@ -47,9 +47,9 @@ export function createFailOpenLimiter(options: FailOpenLimiterOptions): FailOpen
       fallback.addTokens(accountId, tokens);
       if (primaryUp()) primary.addTokens(accountId, tokens);
     },
-    addSpend(accountId, keyId, usd) {
-      fallback.addSpend(accountId, keyId, usd);
-      primary.addSpend(accountId, keyId, usd);
+    addSpend(accountId, keyId, usd, unseen) {
+      fallback.addSpend(accountId, keyId, usd, unseen);
+      primary.addSpend(accountId, keyId, usd, unseen);
     },
     async close() {
       await Promise.all([primary.close(), fallback.close()]);

@@ -41,7 +41,7 @@ export function createLimiter(options: CreateLimiterOptions): GatewayLimiter {
     },
     acquire: (subject) => failOpen.acquire(subject),
     addTokens: (accountId, tokens) => failOpen.addTokens(accountId, tokens),
-    addSpend: (accountId, keyId, usd) => failOpen.addSpend(accountId, keyId, usd),
+    addSpend: (accountId, keyId, usd, unseen) => failOpen.addSpend(accountId, keyId, usd, unseen),
     close: () => failOpen.close(),
   };
 }

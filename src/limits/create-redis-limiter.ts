@@ -231,8 +231,10 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
       const [counter, marker] = monthKeys(accountId, now());
       count(accountId, counter, marker, Math.floor(tokens));
     },
-    addSpend(accountId, keyId, usd) {
-      if (!(usd > 0) || !cappedKeys.has(`${accountId}\n${keyId}`)) return;
+    addSpend(accountId, keyId, usd, unseen) {
+      // An unseen key is counted too: the settle script adds only to a counter whose month is
+      // seeded, which only a key with a cap has.
+      if (!(usd > 0) || (!unseen && !cappedKeys.has(`${accountId}\n${keyId}`))) return;
       const [counter, marker] = spendKeys(accountId, keyId, now());
       count(accountId, counter, marker, Math.round(usd * MICRO));
     },

@@ -35,8 +35,13 @@ export interface Limiter {
   acquire(subject: LimitSubject): LimitDecision | Promise<LimitDecision>;
   /** Adds billed tokens to the account's monthly counter (call when a request has finished). */
   addTokens(accountId: string, tokens: number): void;
-  /** Adds a finished request's cost to its key's monthly spend (counted only for keys with a cap). */
-  addSpend(accountId: string, keyId: string, usd: number): void;
+  /**
+   * Adds a finished request's cost to its key's monthly spend (counted only for keys with a cap).
+   * A shared backend counts only keys this process has seen with a cap, unless `unseen` says the
+   * cost may come from a key it never served (a Smart+ job's model call, on whichever instance
+   * runs the job).
+   */
+  addSpend(accountId: string, keyId: string, usd: number, unseen?: boolean): void;
   close(): Promise<void>;
 }
 

@@ -7,6 +7,8 @@ export type Job = SmartplusJobRow;
 
 export interface NewJob {
   readonly accountId: string;
+  /** The key whose turn starts the job; its model calls count toward that key's spend. */
+  readonly keyId?: string;
   readonly conversationKey: string;
   readonly task: string;
   readonly model: string;
@@ -52,7 +54,7 @@ export function createJobStore(database: Database): JobStore {
       const id = generateJobId();
       const [row] = await db
         .insert(jobs)
-        .values({ id, accountId: job.accountId, task: job.task, model: job.model, effort: job.effort, expiresAt: after(job.ttlMs) })
+        .values({ id, accountId: job.accountId, keyId: job.keyId ?? null, task: job.task, model: job.model, effort: job.effort, expiresAt: after(job.ttlMs) })
         .returning();
       await this.link(job.conversationKey, id);
       return row!;

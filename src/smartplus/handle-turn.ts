@@ -148,7 +148,7 @@ export async function handleTurn(deps: TurnDeps, input: TurnInput): Promise<Resp
     const jobTask = restart ? task.replace(NEW_JOB, "").trim() || job!.task : task;
     if (jobTask === "") pieces = once(composeNoTaskText());
     else {
-      job = await deps.store.create({ accountId: principal.accountId, conversationKey: key, task: jobTask, model: modelName, effort, ttlMs: config.smartPlus.jobTtlMs });
+      job = await deps.store.create({ accountId: principal.accountId, keyId: principal.keyId, conversationKey: key, task: jobTask, model: modelName, effort, ttlMs: config.smartPlus.jobTtlMs });
       pieces = turnPieces(deps, job, baseUrl, request.signal, true);
     }
   } else pieces = turnPieces(deps, job, baseUrl, request.signal, false);

@@ -16,5 +16,6 @@ export function chargeLimits(limiter: LimitCounter, record: Chargeable, costUsd:
   if (record.usage && !record.cacheHit && record.endpoint !== "count_tokens") {
     limiter.addTokens(record.accountId, record.usage.inputTokens + record.usage.outputTokens);
   }
-  if (record.keyId && costUsd) limiter.addSpend?.(record.accountId, record.keyId, costUsd);
+  // A Smart+ job's call may run on an instance that never served its key.
+  if (record.keyId && costUsd) limiter.addSpend?.(record.accountId, record.keyId, costUsd, record.endpoint === "smartplus_job");
 }

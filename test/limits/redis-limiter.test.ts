@@ -255,6 +255,28 @@ describe("redis limiter: round trips", () => {
     await limiter.close();
   });
 
+  test("a Smart+ job's cost reaches the key's spend even on an instance that never served the key", async () => {
+    const serving = createRedisLimiter({ send: a.send, keyPrefix: PREFIX, loadMonthlyTokens: async () => 0, loadMonthlySpend: async () => 0 });
+    const worker = createRedisLimiter({ send: b.send, keyPrefix: PREFIX });
+    const subject: LimitSubject = { ...subjectOf("acct_job_spend", limitsOf(null, null)), keyId: "key_job_spend", keyLimits: { allowedTiers: null, requestsPerMinute: null, monthlySpendUsd: 1 } };
+    // The instance that served the turn seeded the key's month.
+    await seedMonth(serving, subject);
+    const spend = `${PREFIX}limits:{acct_job_spend}:key:key_job_spend:spend:${monthWindow(Date.now()).key}`;
+    // A request's cost from a key this instance never served is left out (one command a request otherwise)…
+    worker.addSpend("acct_job_spend", "key_job_spend", 0.25);
+    await b.send("PING", []);
+    expect(await a.send("GET", [spend])).toBe("0");
+    // …but a job's model call, which runs on whichever instance claims the job, is counted.
+    worker.addSpend("acct_job_spend", "key_job_spend", 0.25, true);
+    await b.send("PING", []);
+    expect(await a.send("GET", [spend])).toBe("250000");
+    // A key without a cap has no seeded month: nothing is written for it.
+    worker.addSpend("acct_job_spend", "key_uncapped", 0.25, true);
+    await b.send("PING", []);
+    expect(await a.send("EXISTS", [`${PREFIX}limits:{acct_job_spend}:key:key_uncapped:spend:${monthWindow(Date.now()).key}`])).toBe(0);
+    await Promise.all([serving.close(), worker.close()]);
+  });
+
   test("a JSON answer's tokens and its free slot, reported in the same task, go in one call", async () => {
     const { calls, counted } = countingSend();
     const limiter = createRedisLimiter({ send: counted, keyPrefix: PREFIX, loadMonthlyTokens: async () => 0 });

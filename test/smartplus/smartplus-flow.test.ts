@@ -10,12 +10,13 @@ import { jobIdIn, makeRepository, runShell, shellBlock, smartPlusConfig, tokenIn
 let gw: TestGateway;
 let key: string;
 let accountId: string;
+let keyId: string;
 let anthropic: Anthropic;
 let repo: string;
 
 beforeAll(async () => {
   gw = await startTestGateway({ fileConfig: smartPlusConfig() });
-  ({ key, accountId } = await gw.account("Enterprise"));
+  ({ key, accountId, keyId } = await gw.account("Enterprise"));
   anthropic = new Anthropic({ baseURL: gw.url, apiKey: key, maxRetries: 0 });
   repo = await makeRepository();
 }, 60_000);
@@ -72,16 +73,17 @@ describe("Smart+ end to end", () => {
     expect(readFileSync(join(repo, "README.md"), "utf8")).toBe("# Demo\n\nA small project.\npatched by smart+\n");
     const job = await gw.gateway.database.rows<{ state: string }>(sqlJobState(jobId));
     expect(job[0]?.state).toBe("ready");
-    // The job's model call is billed to the account, like any answered request.
-    let billed: { model: string; output: number; cost: number }[] = [];
+    // The job's model call is billed to the account, like any answered request, and to the key
+    // whose turn started the job: it counts toward that key's spend cap.
+    let billed: { model: string; output: number; cost: number; key: string | null }[] = [];
     for (let i = 0; i < 200 && billed.length === 0; i++) {
-      billed = await gw.gateway.database.rows<{ model: string; output: number; cost: number }>(
-        sql`select model, output_tokens::int as output, cost_usd as cost from usage_records where account_id = ${accountId} and endpoint = 'smartplus_job'`,
+      billed = await gw.gateway.database.rows<{ model: string; output: number; cost: number; key: string | null }>(
+        sql`select model, output_tokens::int as output, cost_usd as cost, key_id as key from usage_records where account_id = ${accountId} and endpoint = 'smartplus_job'`,
       );
       if (billed.length === 0) await Bun.sleep(25);
     }
     expect(billed.length).toBeGreaterThan(0);
-    expect(billed[0]).toMatchObject({ model: "sim-max" });
+    expect(billed[0]).toMatchObject({ model: "sim-max", key: keyId });
     expect(billed[0]!.output).toBeGreaterThan(0);
     expect(billed[0]!.cost).toBeGreaterThan(0);
   }, 60_000);

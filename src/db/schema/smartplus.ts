@@ -20,6 +20,8 @@ export const smartplusJobs = pgTable(
     accountId: text("account_id")
       .notNull()
       .references(() => accounts.id, { onDelete: "cascade" }),
+    /** The key whose turn started the job: its model calls count toward that key's spend, as the key's own requests do. */
+    keyId: text("key_id"),
     state: text("state").$type<JobState>().notNull().default("awaiting_upload"),
     /** The user's request the patch is for. */
     task: text("task").notNull(),

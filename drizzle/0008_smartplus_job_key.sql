@@ -1,0 +1,1 @@
+ALTER TABLE "smartplus_jobs" ADD COLUMN "key_id" text;
