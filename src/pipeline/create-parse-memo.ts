@@ -63,8 +63,8 @@ const ownCopy = (piece: string): string => Buffer.from(piece, "utf8").toString("
  * piece is found by a hash of its text and its length and reused only when its text is the same,
  * character for character. A piece is kept from its second sighting on: keeping costs about as
  * much again as parsing (a copy of the text, freezing the value), which a body sent only once
- * never earns back. Bounded by the characters of text remembered (the parsed values hold
- * about as much again): past `maxChars`, the accounts used longest ago lose their pieces first,
+ * never earns back. Bounded by the characters of text remembered (with the parsed values and the
+ * decoded messages, about 6 bytes of memory a character): past `maxChars`, the accounts used longest ago lose their pieces first,
  * each piece read again since the last pass getting one more round.
  */
 export function createParseMemo(options: { readonly maxChars: number }): ParseMemo {
