@@ -18,9 +18,9 @@ type Pieces = Map<number, Remembered>;
 /** Reads pieces of one account's request bodies, reusing what its earlier requests parsed. */
 export interface ParseScope {
   /**
-   * The value of the JSON text `text.slice(start, end)`: the one parsed before when the account
-   * sent that very text before, else parsed now (throws as `JSON.parse` does). Either way it is
-   * shared with later requests: it and its first levels are frozen, and nothing may change it.
+   * The value of the JSON text `text.slice(start, end)`: the one kept when the account sent that
+   * very text before, else parsed now (throws as `JSON.parse` does). A kept value is shared with
+   * the account's later requests: it and its first levels are frozen, and nothing may change it.
    */
   read(text: string, start: number, end: number): unknown;
 }
@@ -64,8 +64,9 @@ const ownCopy = (piece: string): string => Buffer.from(piece, "utf8").toString("
  * character for character. A piece is kept from its second sighting on: keeping costs about as
  * much again as parsing (a copy of the text, freezing the value), which a body sent only once
  * never earns back. Bounded by the characters of text remembered (with the parsed values and the
- * decoded messages, about 6 bytes of memory a character): past `maxChars`, the accounts used longest ago lose their pieces first,
- * each piece read again since the last pass getting one more round.
+ * decoded messages, about 6 bytes of memory a character): past `maxChars`, the accounts used
+ * longest ago lose their pieces first, each piece read again since the last pass getting one more
+ * round.
  */
 export function createParseMemo(options: { readonly maxChars: number }): ParseMemo {
   const accounts = new Map<string, Pieces>();
