@@ -3,8 +3,11 @@
  * once, only the note that it was (no text, no value).
  */
 interface Remembered {
-  /** The piece's text, a copy of its own (a slice would keep the whole body it came from alive). */
-  readonly text: string | undefined;
+  /**
+   * The piece as it came, a copy of its own (a slice would keep the whole body it came from
+   * alive): its bytes when the body's text and bytes had the same offsets, else its text.
+   */
+  readonly text: Uint8Array | string | undefined;
   readonly value: unknown;
   /** What it counts against the budget, in characters. */
   readonly size: number;
@@ -21,8 +24,11 @@ export interface ParseScope {
    * The value of the JSON text `text.slice(start, end)`: the one kept when the account sent that
    * very text before, else parsed now (throws as `JSON.parse` does). A kept value is shared with
    * the account's later requests: it and its first levels are frozen, and nothing may change it.
+   * `bytes`, when given, are what `text` was decoded from, one byte a character (ASCII): the
+   * piece is then found and compared by its bytes, and kept as a copy of them, half the memory of
+   * a copy of the text.
    */
-  read(text: string, start: number, end: number): unknown;
+  read(text: string, start: number, end: number, bytes?: Uint8Array): unknown;
 }
 
 export interface ParseMemo {
@@ -56,6 +62,12 @@ function freezeLevels(value: object, levels: number): void {
 
 /** A copy of `piece` that holds only its own characters. */
 const ownCopy = (piece: string): string => Buffer.from(piece, "utf8").toString("utf8");
+
+/** Whether `kept` is the piece: the same bytes, or the same text. */
+function isPiece(kept: Uint8Array | string, text: string, start: number, end: number, bytes: Uint8Array | undefined): boolean {
+  if (typeof kept === "string") return kept === text.slice(start, end);
+  return bytes !== undefined && Buffer.from(kept.buffer, kept.byteOffset, kept.byteLength).equals(bytes.subarray(start, end));
+}
 
 /**
  * Parsed pieces of request bodies (a conversation's messages, its tools), by account, so a coding
@@ -107,29 +119,36 @@ export function createParseMemo(options: { readonly maxChars: number }): ParseMe
     // dropped the account's map.
     let own: Pieces | undefined;
     return {
-      read(text, start, end) {
-        const piece = text.slice(start, end);
-        if (piece.length < MIN_PIECE_CHARS) return JSON.parse(piece);
+      read(text, start, end, bytes) {
+        const length = end - start;
+        if (length < MIN_PIECE_CHARS) return JSON.parse(text.slice(start, end));
         own ??= piecesOf(accountId);
-        // 32 bits of hash and 21 of length: one number, exact below 2^53.
-        const key = Bun.hash.crc32(piece) * 0x200000 + (piece.length & 0x1fffff);
+        // 32 bits of hash and 21 of length: one number, exact below 2^53. CRC-32 of ASCII text and
+        // of its bytes agree, so a piece kept either way is found either way.
+        const key = Bun.hash.crc32(bytes ? bytes.subarray(start, end) : text.slice(start, end)) * 0x200000 + (length & 0x1fffff);
         const known = own.get(key);
-        if (known !== undefined && known.text === piece) {
+        if (known?.text !== undefined && isPiece(known.text, text, start, end, bytes)) {
           known.hot = true;
           return known.value;
         }
+        const piece = text.slice(start, end);
         if (known === undefined) {
           remember(own, key, { text: undefined, value: undefined, size: SEEN_SIZE, hot: false });
           return JSON.parse(piece);
         }
-        // Seen before (or another piece under the same key): kept from now on, unless the copy is
-        // not the text (a lone surrogate, which text decoded from bytes never holds).
+        // Seen before (or another piece under the same key): kept from now on, unless a copy of
+        // the text is not the text (a lone surrogate, which text decoded from bytes never holds).
         const value: unknown = JSON.parse(piece);
-        const copy = ownCopy(piece);
-        if (copy !== piece) return value;
+        let copy: Uint8Array | string;
+        // A copy: a Buffer's slice would be a view of the whole body.
+        if (bytes) copy = new Uint8Array(bytes.subarray(start, end));
+        else {
+          copy = ownCopy(piece);
+          if (copy !== piece) return value;
+        }
         if (typeof value === "object" && value !== null) freezeLevels(value, FROZEN_LEVELS);
         chars -= known.size;
-        remember(own, key, { text: copy, value, size: copy.length, hot: false });
+        remember(own, key, { text: copy, value, size: length, hot: false });
         return value;
       },
     };

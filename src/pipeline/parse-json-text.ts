@@ -17,9 +17,10 @@ export interface ParsedJsonText {
  * same scan finds, with `members`, where an object's top-level members lie, so the body can be
  * sent on as it came, less the members the gateway replaces, without serialising it again
  * (`encodeAsSent`). With `reuse`, the pieces of the text the account sent before (a coding agent
- * sends its whole conversation every turn) are not parsed again (`parseReusingPieces`).
+ * sends its whole conversation every turn) are not parsed again (`parseReusingPieces`); `bytes`,
+ * the text's bytes when they are one a character, let the memo compare and keep bytes.
  */
-export function parseJsonText(text: string, members = true, reuse?: ParseScope): ParsedJsonText {
+export function parseJsonText(text: string, members = true, reuse?: ParseScope, bytes?: Uint8Array): ParsedJsonText {
   const scan = scanJsonText(text, MAX_JSON_DEPTH, members || reuse !== undefined);
   if (scan.tooDeep) {
     throw invalidRequest(`request body nests arrays and objects deeper than the limit of ${MAX_JSON_DEPTH} levels`);
@@ -27,7 +28,7 @@ export function parseJsonText(text: string, members = true, reuse?: ParseScope):
   const found = members ? scan.members : undefined;
   if (reuse) {
     try {
-      const value = parseReusingPieces(text, scan, reuse);
+      const value = parseReusingPieces(text, scan, reuse, bytes);
       if (value !== undefined) return { value, members: found };
     } catch {
       // The whole parse below says what is wrong with the text, as it does for any other.

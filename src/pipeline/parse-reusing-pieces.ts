@@ -19,10 +19,11 @@ interface Placed {
  * value, or each element of a big array, read through `scope`: what the account sent before is
  * not parsed again. The rest of the text is parsed as usual, each piece standing in as `0`, so
  * that parse checks everything between the pieces (and `scope` each piece): the result is the one
- * `JSON.parse(text)` gives, or an error. Undefined when the text is not read so (a repeated or
+ * `JSON.parse(text)` gives, or an error. `bytes`, one a character of `text`, go on to `scope`.
+ * Undefined when the text is not read so (a repeated or
  * odd key, no members found): parse it whole.
  */
-export function parseReusingPieces(text: string, scan: JsonTextScan, scope: ParseScope): unknown {
+export function parseReusingPieces(text: string, scan: JsonTextScan, scope: ParseScope, bytes?: Uint8Array): unknown {
   const { members, elements } = scan;
   if (!members || !elements) return undefined;
   const skeleton: string[] = [];
@@ -33,7 +34,7 @@ export function parseReusingPieces(text: string, scan: JsonTextScan, scope: Pars
     if (start < at || end <= start) return false;
     skeleton.push(text.slice(at, start), "0");
     at = end;
-    placed.push({ key, index, count, value: scope.read(text, start, end) });
+    placed.push({ key, index, count, value: scope.read(text, start, end, bytes) });
     return true;
   };
   for (let m = 0, i = 0; i < members.length; m++, i += MEMBER_OFFSETS) {

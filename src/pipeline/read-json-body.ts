@@ -69,6 +69,7 @@ export async function readJsonBodyWithText(request: Request, limit: number, reus
 export function parseJsonBody(bytes: Uint8Array, reuse?: ParseScope): ReadJsonBody {
   const text = utf8.decode(bytes);
   const big = bytes.length >= PIECED_MIN_BYTES;
-  const { value, members } = parseJsonText(text, big, big ? reuse : undefined);
+  // One byte a character (ASCII): the memo compares and keeps the bytes, not copies of the text.
+  const { value, members } = parseJsonText(text, big, big ? reuse : undefined, bytes.length === text.length ? bytes : undefined);
   return { value, text, sent: members && isJsonObject(value) ? readSentBody(value, text, members, bytes) : undefined };
 }

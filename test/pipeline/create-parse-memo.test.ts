@@ -19,6 +19,21 @@ describe("createParseMemo", () => {
     expect(memo.scope("a").read(`[${text},1]`, 1, text.length + 1)).toBe(second);
   });
 
+  test("an ASCII piece is found by its bytes and kept as a copy of them, not a view of the body", () => {
+    const memo = createParseMemo({ maxChars: 1 << 20 });
+    const text = `[${message(6)},1]`;
+    const end = text.length - 3;
+    const bytes = Buffer.from(text);
+    memo.scope("a").read(text, 1, end, bytes);
+    const kept = memo.scope("a").read(text, 1, end, bytes);
+    // The body's bytes change once it is done with (a buffer used again): the kept copy does not.
+    bytes.fill(0x20);
+    expect(memo.scope("a").read(text, 1, end, Buffer.from(text))).toBe(kept);
+    // Read as text, without bytes, it is the same piece.
+    expect(memo.scope("a").read(text, 1, end)).toEqual(kept);
+    expect(memo.chars).toBe(end - 1);
+  });
+
   test("a kept value is frozen down to its blocks, so no request can change it for the next", () => {
     const memo = createParseMemo({ maxChars: 1 << 20 });
     const text = message(2);
