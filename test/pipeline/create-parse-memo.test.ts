@@ -95,6 +95,26 @@ describe("createParseMemo", () => {
     for (let i = 0; i < 3; i++) expect(readAll(memo.scope("a"), text)).toEqual({ text: `${"a".repeat(100)}\ud83d` });
   });
 
+  test("a scope taken before its account's pieces were all evicted keeps what it reads where eviction finds it", () => {
+    // Each message is about 1,050 characters: three fit.
+    const memo = createParseMemo({ maxChars: 4_000 });
+    const keep = (scope: () => ParseScope, n: number) => {
+      readAll(scope(), message(n, 1_000));
+      return readAll(scope(), message(n, 1_000));
+    };
+    keep(() => memo.scope("a"), 1);
+    // A request of account a takes its scope, then waits for its body while b's requests evict all of a's pieces.
+    const waiting = memo.scope("a");
+    for (let n = 10; n < 14; n++) keep(() => memo.scope("b"), n);
+    // a's body arrives: what it keeps is counted where eviction finds it.
+    keep(() => waiting, 2);
+    const kept = new Map<number, unknown>();
+    for (let n = 20; n < 30; n++) kept.set(n, keep(() => memo.scope("b"), n));
+    expect(memo.chars).toBeLessThanOrEqual(4_000);
+    // a's piece was evictable like any other: b's last three all fit beside nothing of a's.
+    for (const n of [29, 28, 27]) expect(readAll(memo.scope("b"), message(n, 1_000))).toBe(kept.get(n));
+  });
+
   test("a piece that is not JSON throws as JSON.parse does, first seen or seen again", () => {
     const memo = createParseMemo({ maxChars: 1 << 20 });
     const text = `${message(5).slice(0, -1)},}`;
