@@ -84,11 +84,17 @@ export function createParseMemo(options: { readonly maxChars: number }): ParseMe
   const accounts = new Map<string, Pieces>();
   let chars = 0;
 
-  /** Drops pieces until the budget holds; `current`, the map being written, stays registered even when emptied. */
+  /**
+   * Drops pieces until an eighth of the budget is free: a pass walks the maps from their oldest
+   * entries, over what earlier passes deleted, so passes must be rare (one per piece over the budget
+   * made each insertion cost more than the last: 0.7 MB bodies of 9,900 small pieces took 42 ms, then
+   * 128, 203 and 288 ms). `current`, the map being written, stays registered even when emptied.
+   */
   function evict(current: Pieces): void {
+    const target = options.maxChars - Math.floor(options.maxChars / 8);
     for (const [accountId, pieces] of accounts) {
       for (const [key, piece] of pieces) {
-        if (chars <= options.maxChars) return;
+        if (chars <= target) return;
         pieces.delete(key);
         if (piece.hot) {
           piece.hot = false;

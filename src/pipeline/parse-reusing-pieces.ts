@@ -4,6 +4,12 @@ import { MEMBER_OFFSETS, type JsonTextScan } from "./scan-json-text.ts";
 
 /** A member's value this long or longer is read in pieces (its elements when it is an array). */
 const MIN_PIECED_CHARS = 1024;
+/**
+ * More pieces than this and the body is parsed whole: a piece costs a hash, a lookup and a parse of
+ * its own, several times what the whole parse spends on it, and a conversation has hundreds of
+ * messages, not hundreds of thousands (a 32 MB body of tiny elements would cost five times its parse).
+ */
+const MAX_PIECES = 10_000;
 
 /** Where one piece's value goes: the member, and the element when the member is an array. */
 interface Placed {
@@ -26,6 +32,11 @@ interface Placed {
 export function parseReusingPieces(text: string, scan: JsonTextScan, scope: ParseScope, bytes?: Uint8Array): unknown {
   const { members, elements } = scan;
   if (!members || !elements) return undefined;
+  let pieces = 0;
+  for (let m = 0, i = 0; i < members.length; m++, i += MEMBER_OFFSETS) {
+    if (members[i + 2]! - members[i + 3]! >= MIN_PIECED_CHARS) pieces += (elements[m]?.length ?? 2) / 2;
+  }
+  if (pieces > MAX_PIECES) return undefined;
   const skeleton: string[] = [];
   const placed: Placed[] = [];
   const keys = new Set<string>();

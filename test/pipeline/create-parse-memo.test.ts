@@ -95,6 +95,24 @@ describe("createParseMemo", () => {
     for (let i = 0; i < 3; i++) expect(readAll(memo.scope("a"), text)).toEqual({ text: `${"a".repeat(100)}\ud83d` });
   });
 
+  test("a pass over the budget frees an eighth of it, so passes stay rare however small the pieces", () => {
+    const memo = createParseMemo({ maxChars: 8_000 });
+    let max = 0;
+    let fell = false;
+    for (let n = 0; n < 400; n++) {
+      const before = memo.chars;
+      readAll(memo.scope("a"), message(n, 100));
+      // A pass ran: it left no more than seven eighths of the budget.
+      if (memo.chars < before) {
+        fell = true;
+        expect(memo.chars).toBeLessThanOrEqual(7_000);
+      }
+      max = Math.max(max, memo.chars);
+    }
+    expect(fell).toBe(true);
+    expect(max).toBeLessThanOrEqual(8_000);
+  });
+
   test("a scope taken before its account's pieces were all evicted keeps what it reads where eviction finds it", () => {
     // Each message is about 1,050 characters: three fit.
     const memo = createParseMemo({ maxChars: 4_000 });

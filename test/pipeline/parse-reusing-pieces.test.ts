@@ -144,6 +144,15 @@ describe("a body parsed in pieces is the body JSON.parse makes", () => {
     });
   }
 
+  test("a body of more pieces than a conversation has is parsed whole", () => {
+    const many = `{"model":"normal","messages":[${Array.from({ length: 10_001 }, (_, i) => `"${i}"`).join(",")}]}`;
+    const few = `{"model":"normal","messages":[${Array.from({ length: 10_000 }, (_, i) => `"${i}"`).join(",")}]}`;
+    const scope = createParseMemo({ maxChars: 1 << 20 }).scope("acct");
+    expect(parseReusingPieces(many, scanJsonText(many, MAX_JSON_DEPTH, true), scope)).toBeUndefined();
+    expect(parseReusingPieces(few, scanJsonText(few, MAX_JSON_DEPTH, true), scope)).toEqual(JSON.parse(few));
+    expect(parsePieced(many, scope)).toEqual(JSON.parse(many));
+  });
+
   test("a big array is read element by element and a big value whole; small members are parsed with the rest", () => {
     const text = big(`"system":"${longText}","messages":[{"a":"${longText}"},{"b":"${longText}"},7],"max_tokens":5`);
     const read: string[] = [];
