@@ -20,6 +20,21 @@ describe("sharded LRU", () => {
     expect(lru.size).toBe(2);
   });
 
+  test("a set over the budget frees an eighth of the shard at once, the least recently used first", () => {
+    const lru = createShardedLru<number>({ maxBytes: 800, ttlMs: 60_000, shards: 1 });
+    for (let i = 0; i < 8; i++) lru.set(`k${i}`, i, 100);
+    expect(lru.bytes).toBe(800);
+    lru.get("k0");
+    // 900 > 800: the pass goes down to 700 with the new entry, so k1 and k2 go, not only k1.
+    lru.set("k8", 8, 100);
+    expect(lru.bytes).toBe(700);
+    expect([lru.get("k1"), lru.get("k2")]).toEqual([undefined, undefined]);
+    expect([lru.get("k0"), lru.get("k3"), lru.get("k8")]).toEqual([0, 3, 8]);
+    // Below the budget again, the next set frees nothing.
+    lru.set("k9", 9, 100);
+    expect(lru.size).toBe(8);
+  });
+
   test("an entry larger than a shard's budget is not kept, and replacing a key frees its old bytes", () => {
     const lru = createShardedLru<string>({ maxBytes: 100, ttlMs: 60_000, shards: 1 });
     lru.set("big", "x", 101);
