@@ -8,6 +8,7 @@ import { hashApiKey } from "./generate-api-key.ts";
 import { describeDbError, withoutQueryText } from "../db/sanitize-db-error.ts";
 import type { KeyAuthenticator, KeyLimits, Principal } from "./principal.ts";
 import type { Tier } from "../canonical/tier.ts";
+import { dropOldest, trimmedSize } from "../canonical/drop-oldest.ts";
 
 export interface KeyAuthenticatorOptions {
   readonly database: Database;
@@ -70,6 +71,11 @@ export async function createKeyAuthenticator(options: KeyAuthenticatorOptions): 
     const entry = known.get(hash);
     if (!entry) return;
     known.delete(hash);
+    unindex(hash, entry);
+  }
+
+  /** Drops an entry, already gone from `known`, from the indexes beside it. */
+  function unindex(hash: string, entry: Entry): void {
     hashByKeyId.delete(entry.principal.keyId);
     const set = hashesByAccount.get(entry.principal.accountId);
     set?.delete(hash);
@@ -88,11 +94,7 @@ export async function createKeyAuthenticator(options: KeyAuthenticatorOptions): 
   function remember(hash: string, principal: Principal, keyExpiresAt: number | null): void {
     if (ttlMs <= 0) return;
     forget(hash);
-    while (known.size >= maxEntries) {
-      const oldest = known.keys().next().value;
-      if (oldest === undefined) break;
-      forget(oldest);
-    }
+    if (known.size >= maxEntries) dropOldest(known, trimmedSize(maxEntries - 1), unindex);
     const until = now() + ttlMs;
     known.set(hash, { principal, expiresAt: keyExpiresAt === null ? until : Math.min(until, keyExpiresAt) });
     hashByKeyId.set(principal.keyId, hash);

@@ -1,3 +1,4 @@
+import { dropOldest, trimmedSize } from "../canonical/drop-oldest.ts";
 export interface FailureThrottle {
   /** ms until `address` may try again; 0 when it may now. */
   blockedFor(address: string): number;
@@ -51,11 +52,8 @@ export function createFailureThrottle(options: FailureThrottleOptions): FailureT
         window.failures++;
         return;
       }
-      while (windows.size >= maxAddresses) {
-        const oldest = windows.keys().next().value;
-        if (oldest === undefined) break;
-        windows.delete(oldest);
-      }
+      // Room for the one added next.
+      if (windows.size >= maxAddresses) dropOldest(windows, trimmedSize(maxAddresses - 1));
       windows.set(address, { start: at, failures: 1 });
     },
   };

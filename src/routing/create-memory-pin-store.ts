@@ -1,3 +1,4 @@
+import { dropOldest, trimmedSize } from "../canonical/drop-oldest.ts";
 import type { ConversationPin, PinStore } from "./pin-store.ts";
 
 /** The in-process pin map: bounded, least recently used out first, entries expire after their TTL. */
@@ -18,7 +19,7 @@ export function createMemoryPinStore(maxPins: number, now: () => number = Date.n
     set(key, pin, ttlMs) {
       pins.delete(key);
       pins.set(key, { pin, expiresAt: now() + ttlMs });
-      if (pins.size > maxPins) pins.delete(pins.keys().next().value!);
+      if (pins.size > maxPins) dropOldest(pins, trimmedSize(maxPins));
     },
     async close() {
       pins.clear();
