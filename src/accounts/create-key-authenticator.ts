@@ -106,11 +106,8 @@ export async function createKeyAuthenticator(options: KeyAuthenticatorOptions): 
   function rememberUnknown(hash: string): void {
     if (unknownTtlMs <= 0) return;
     unknown.delete(hash);
-    while (unknown.size >= maxUnknownEntries) {
-      const oldest = unknown.keys().next().value;
-      if (oldest === undefined) break;
-      unknown.delete(oldest);
-    }
+    // Room for the one added next; a flood of unknown keys must not make each one cost more.
+    if (unknown.size >= maxUnknownEntries) dropOldest(unknown, trimmedSize(maxUnknownEntries - 1));
     unknown.set(hash, now() + unknownTtlMs);
   }
 

@@ -1,6 +1,7 @@
 import { describeDbError } from "../db/sanitize-db-error.ts";
 import type { Classification } from "./classify-task.ts";
 import { withTimeout } from "../canonical/with-timeout.ts";
+import { dropOldest, trimmedSize } from "../canonical/drop-oldest.ts";
 
 /** Where decisions outlive the process and are shared between instances. */
 export interface DecisionStore {
@@ -60,7 +61,7 @@ export function createDecisionCache(options: DecisionCacheOptions): DecisionCach
     if (options.lruSize === 0) return;
     entries.delete(key);
     entries.set(key, { decision, expiresAt });
-    if (entries.size > options.lruSize) entries.delete(entries.keys().next().value!);
+    if (entries.size > options.lruSize) dropOldest(entries, trimmedSize(options.lruSize));
   }
 
   function peek(key: string): Classification | null {

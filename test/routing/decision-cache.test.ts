@@ -20,6 +20,15 @@ describe("decision cache LRU", () => {
     expect(cache.size).toBe(2);
   });
 
+  test("past its size it keeps seven eighths at once, the entries used last", () => {
+    const cache = createDecisionCache({ ttlMs: DAY, lruSize: 16 });
+    for (let i = 0; i < 16; i++) cache.put(`k${i}`, decision(`M${i}`));
+    expect(cache.peek("k0")?.model).toBe("M0"); // k0 is now the most recent
+    cache.put("k16", decision("M16"));
+    expect(cache.size).toBe(14);
+    expect([cache.peek("k0")?.model, cache.peek("k1"), cache.peek("k3"), cache.peek("k4")?.model, cache.peek("k16")?.model]).toEqual(["M0", null, null, "M4", "M16"]);
+  });
+
   test("an entry expires after the TTL", () => {
     let now = 1_000;
     const cache = createDecisionCache({ ttlMs: 100, lruSize: 10, now: () => now });
