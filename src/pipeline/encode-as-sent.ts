@@ -1,6 +1,6 @@
 import { isAscii } from "node:buffer";
 import type { JsonObject } from "../canonical/json-object.ts";
-import { readJsonKey } from "./read-json-key.ts";
+import { readJsonStringAt } from "../wire/scan-json-string.ts";
 import { MEMBER_OFFSETS } from "./scan-json-text.ts";
 
 /** One top-level member of a body as it came: where its text lies (key, colon and value), its place among the members, the value parsed from it. */
@@ -43,7 +43,7 @@ const isUtf8Of = (text: string, bytes: Uint8Array): boolean => !startsWithBom(by
 export function readSentBody(body: JsonObject, text: string, members: readonly number[], sentBytes?: Uint8Array): SentBody | undefined {
   const kept = new Map<string, SentMember>();
   for (let i = 0; i < members.length; i += MEMBER_OFFSETS) {
-    const key = readJsonKey(text, members[i]!, members[i + 1]!);
+    const key = readJsonStringAt(text, members[i]!, members[i + 1]!);
     if (key === undefined || kept.has(key) || !Object.hasOwn(body, key)) return undefined;
     kept.set(key, { order: i / MEMBER_OFFSETS, start: members[i]!, end: members[i + 2]!, value: body[key] });
   }

@@ -1,5 +1,5 @@
 import type { ParseScope } from "./create-parse-memo.ts";
-import { readJsonKey } from "./read-json-key.ts";
+import { readJsonStringAt } from "../wire/scan-json-string.ts";
 import { MEMBER_OFFSETS, type JsonTextScan } from "./scan-json-text.ts";
 
 /** A member's value this long or longer is read in pieces (its elements when it is an array). */
@@ -49,7 +49,7 @@ export function parseReusingPieces(text: string, scan: JsonTextScan, scope: Pars
     return true;
   };
   for (let m = 0, i = 0; i < members.length; m++, i += MEMBER_OFFSETS) {
-    const key = readJsonKey(text, members[i]!, members[i + 1]!);
+    const key = readJsonStringAt(text, members[i]!, members[i + 1]!);
     // With a repeated key the last value counts, which the pieces cannot tell; `__proto__` is an own member only as the parse makes it.
     if (key === undefined || key === "__proto__" || keys.has(key)) return undefined;
     keys.add(key);

@@ -46,6 +46,11 @@ export function scanPlainJsonString(text: string, at: number): number {
   return -1;
 }
 
+/** The value of `text[at, end)` when it is exactly one JSON string literal (a key a lenient scan found), else undefined. */
+export function readJsonStringAt(text: string, at: number, end: number): string | undefined {
+  return scanJsonString(text, at) === end ? readJsonString(text, at, end) : undefined;
+}
+
 /** The value of the literal `text[at, end)` found by scanJsonString: sliced out when it has no escape, parsed when it has. */
 export function readJsonString(text: string, at: number, end: number): string {
   const inner = text.slice(at + 1, end - 1);

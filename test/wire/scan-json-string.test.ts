@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { readJsonString, scanJsonString, scanPlainJsonString } from "../../src/wire/scan-json-string.ts";
+import { readJsonString, readJsonStringAt, scanJsonString, scanPlainJsonString } from "../../src/wire/scan-json-string.ts";
 
 /** What JSON.parse makes of `literal` followed by `,1]` inside an array: the reference for the scanner. */
 function parsedByJson(literal: string): string | undefined {
@@ -53,5 +53,19 @@ describe("scanJsonString", () => {
         expect(readJsonString(literal, 0, end)).toBe(expected);
       }
     }
+  });
+});
+
+describe("readJsonStringAt", () => {
+  test("the value when the range is exactly one literal, escapes read; otherwise undefined", () => {
+    const text = `{"model":1,"a\\"b":2,"m\\u0065":3,"bad\\x":4}`;
+    const at = (key: string) => text.indexOf(key);
+    expect(readJsonStringAt(text, at(`"model"`), at(`"model"`) + 7)).toBe("model");
+    expect(readJsonStringAt(text, at(`"a\\"b"`), at(`"a\\"b"`) + 6)).toBe('a"b');
+    expect(readJsonStringAt(text, at(`"m\\u0065"`), at(`"m\\u0065"`) + 9)).toBe("me");
+    // A bad escape, a range cut short, and a range past the literal's end.
+    expect(readJsonStringAt(text, at(`"bad\\x"`), at(`"bad\\x"`) + 7)).toBeUndefined();
+    expect(readJsonStringAt(text, at(`"model"`), at(`"model"`) + 6)).toBeUndefined();
+    expect(readJsonStringAt(text, at(`"model"`), at(`"model"`) + 8)).toBeUndefined();
   });
 });
