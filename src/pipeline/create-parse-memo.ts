@@ -1,3 +1,5 @@
+import { freezeLevels } from "../canonical/freeze-levels.ts";
+
 /**
  * A piece of JSON text parsed before, kept with the text it was parsed from; or, for a piece seen
  * once, only the note that it was (no text, no value).
@@ -44,21 +46,6 @@ const MIN_PIECE_CHARS = 64;
 const SEEN_SIZE = 64;
 /** Levels of a remembered value frozen: a message, its content list, its blocks. */
 const FROZEN_LEVELS = 3;
-
-/** Freezes `value` and the objects within it down to `levels` levels. */
-function freezeLevels(value: object, levels: number): void {
-  Object.freeze(value);
-  if (levels <= 1) return;
-  if (Array.isArray(value)) {
-    for (const item of value) if (typeof item === "object" && item !== null) freezeLevels(item, levels - 1);
-    return;
-  }
-  const record = value as Record<string, unknown>;
-  for (const key in record) {
-    const item = record[key];
-    if (typeof item === "object" && item !== null) freezeLevels(item, levels - 1);
-  }
-}
 
 /** A copy of `piece` that holds only its own characters. */
 const ownCopy = (piece: string): string => Buffer.from(piece, "utf8").toString("utf8");

@@ -1,3 +1,8 @@
+import { freezeLevels } from "../canonical/freeze-levels.ts";
+
+/** Levels of a kept value frozen: the list of parts, a part, a tool result's parts, one of those. */
+const FROZEN_LEVELS = 4;
+
 /**
  * A decoder of wire items that decodes each frozen item once. A frozen item is one the parse memo
  * shares between an account's requests (a message of a conversation sent again): its decoded
@@ -15,7 +20,10 @@ export function createDecodeOnce<T extends object>(): (item: unknown, decode: (w
     const warnings: string[] = [];
     const value = decode(warnings);
     if (warnings.length > 0) for (const warning of warnings) warn(warning);
-    else if (shared) decoded.set(item, Object.freeze(value));
+    else if (shared) {
+      freezeLevels(value, FROZEN_LEVELS);
+      decoded.set(item, value);
+    }
     return value;
   };
 }

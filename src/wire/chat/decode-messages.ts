@@ -4,12 +4,10 @@ import type { CanonicalMessage } from "../../canonical/request.ts";
 import { decodeContent } from "./decode-content.ts";
 import { isJsonObject } from "../../canonical/json-object.ts";
 import { createDecodeOnce } from "../create-decode-once.ts";
-import { freezeParts } from "../freeze-parts.ts";
 
 /** Each message of a conversation sent again (frozen by the parse memo) is decoded once. */
 const decodePartsOnce = createDecodeOnce<ContentPart[]>();
 const decodeResultOnce = createDecodeOnce<ToolResultPart>();
-const freezeResult = (result: ToolResultPart): ToolResultPart => freezeParts([result])[0]!;
 
 export interface DecodedMessages {
   readonly system: TextPart[];
@@ -74,7 +72,7 @@ export function decodeMessages(raw: readonly unknown[], warnings: string[]): Dec
     if (!isJsonObject(message) || typeof message.role !== "string") throw invalidRequest(`\`${path}.role\`: field required`, `${path}.role`);
     const role = message.role;
     if (role === "tool" || role === "function") {
-      const result = decodeResultOnce(message, (sink) => freezeResult(decodeToolResult(message, path, sink)), warn);
+      const result = decodeResultOnce(message, (sink) => decodeToolResult(message, path, sink), warn);
       if (toolResults) toolResults.push(result);
       else {
         toolResults = [result];
@@ -84,13 +82,13 @@ export function decodeMessages(raw: readonly unknown[], warnings: string[]): Dec
     }
     toolResults = null;
     if (role === "system" || role === "developer") {
-      const parts = decodePartsOnce(message, (sink) => freezeParts(decodeContent(message.content, `${path}.content`, false, sink)), warn) as TextPart[];
+      const parts = decodePartsOnce(message, (sink) => decodeContent(message.content, `${path}.content`, false, sink), warn) as TextPart[];
       if (messages.length === 0) system.push(...parts);
       else messages.push({ role: "system", content: parts, ...(role === "developer" ? { developer: true } : {}) });
     } else if (role === "user") {
-      messages.push({ role: "user", content: decodePartsOnce(message, (sink) => freezeParts(decodeContent(message.content, `${path}.content`, true, sink)), warn) });
+      messages.push({ role: "user", content: decodePartsOnce(message, (sink) => decodeContent(message.content, `${path}.content`, true, sink), warn) });
     } else if (role === "assistant") {
-      messages.push({ role: "assistant", content: decodePartsOnce(message, (sink) => freezeParts(decodeAssistant(message, path, sink)), warn) });
+      messages.push({ role: "assistant", content: decodePartsOnce(message, (sink) => decodeAssistant(message, path, sink), warn) });
     } else {
       throw invalidRequest(`\`${path}.role\`: unsupported role '${role}'`, `${path}.role`);
     }

@@ -1,7 +1,6 @@
 import type { Converted } from "../../canonical/converted.ts";
 import type { ContentPart, TextPart } from "../../canonical/content-part.ts";
 import { createDecodeOnce } from "../create-decode-once.ts";
-import { freezeParts } from "../freeze-parts.ts";
 import type { Effort } from "../../canonical/effort.ts";
 import { invalidRequest } from "../../canonical/gateway-error.ts";
 import type { CanonicalMessage, CanonicalRequest, ResponseFormat, Sampling } from "../../canonical/request.ts";
@@ -65,7 +64,7 @@ function decodeMessages(value: unknown, system: TextPart[], warn: Warn): Canonic
     if (role !== "user" && role !== "assistant" && role !== "system") {
       throw invalidRequest(`\`${String(field)}.role\`: expected "user", "assistant" or "system"`, `${String(field)}.role`);
     }
-    const content = decodeOnce(raw, (warnings) => freezeParts(decodeContent(raw.content, new FieldPath(field, "content"), (w) => void warnings.push(w))), warn);
+    const content = decodeOnce(raw, (warnings) => decodeContent(raw.content, new FieldPath(field, "content"), (w) => void warnings.push(w)), warn);
     const message: CanonicalMessage = { role, content };
     if (role !== "system") messages.push(message);
     else if (messages.length === 0) system.push(...instructionText(message, String(field)));

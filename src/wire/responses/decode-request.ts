@@ -8,7 +8,6 @@ import { readInputParts, type InputPart } from "./read-input-parts.ts";
 import { decodeToolChoice, decodeTools } from "./decode-tools.ts";
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 import { createDecodeOnce } from "../create-decode-once.ts";
-import { freezeParts } from "../freeze-parts.ts";
 
 /** Top-level fields read into canonical places; everything else goes to `extra` by wire name. */
 const CONSUMED = new Set([
@@ -70,7 +69,7 @@ function readItem(item: unknown, at: string, conversation: Conversation, warning
   switch (type) {
     case "message": {
       const role = item.role;
-      const parts = decodeContentOnce(item, (sink) => freezeParts(readInputParts(item.content, `${at}.content`, sink)), (w) => void warnings.push(w));
+      const parts = decodeContentOnce(item, (sink) => readInputParts(item.content, `${at}.content`, sink), (w) => void warnings.push(w));
       if (role === "system" || role === "developer") addSystem(conversation, parts, role === "developer", at, warnings);
       else if (role === "user" || role === "assistant") addTurn(conversation, role, parts);
       else throw invalidRequest(`${at}.role must be user, assistant, system or developer`, `${at}.role`);
@@ -82,7 +81,7 @@ function readItem(item: unknown, at: string, conversation: Conversation, warning
       ]);
       return;
     case "function_call_output": {
-      const content = decodeOutputOnce(item, (sink) => freezeParts(readInputParts(item.output ?? "", `${at}.output`, sink)), (w) => void warnings.push(w));
+      const content = decodeOutputOnce(item, (sink) => readInputParts(item.output ?? "", `${at}.output`, sink), (w) => void warnings.push(w));
       addTurn(conversation, "user", [{ type: "tool_result", callId: stringField(item, "call_id", at), content, isError: false }]);
       return;
     }
