@@ -384,16 +384,20 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
       let counter = 0;
       const missBody: Record<string, unknown> = { metadata: {}, ...body };
       const restText = JSON.stringify(body).slice(1);
+      // A user id of one width on every call: the members lie where the first text's scan found them.
+      const textOf = (user: string) => `{"metadata":{"user_id":"${user}"},${restText}`;
+      const userOf = (n: number) => `u${String(n).padStart(9, "0")}`;
+      const { members } = parseJsonBody(Buffer.from(textOf(userOf(0))));
       await time(rows, calls, {
         id: `cache/${format}`,
         part: "cache key + store",
         label: `cache key + store · ${format} · a miss stored`,
         call: () => {
           // A new key each call, as each bench request's answer is stored anew; the text is the body as a client sends it.
-          const user = `u${counter++}`;
+          const user = userOf(counter++);
           missBody.metadata = { user_id: user };
           const control = readCacheControl(headers);
-          const cacheKey = buildResponseCacheKey("acct_bench_costs", format, missBody, `{"metadata":{"user_id":"${user}"},${restText}`);
+          const cacheKey = buildResponseCacheKey("acct_bench_costs", format, missBody, { text: textOf(user), members, asciiBytes: undefined });
           cache.put(cacheKey, ANSWER, { "x-router-model": BENCH_MODELS.all });
           return cacheKey.length + (control.store ? 1 : 0);
         },
@@ -446,8 +450,7 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
     }
     // The big conversation's parts that walk the whole body: how they grow with it.
     const big = buildConversationBody({ targetBytes: 1024 * 1024, images: false, model: SAME_FORMAT_TIER, stream: false, maxTokens: 256 });
-    const bigText = JSON.stringify(big);
-    const bigBytes = Buffer.from(bigText);
+    const bigBytes = Buffer.from(JSON.stringify(big));
     const bigHeaders = headersOf("messages", key);
     const memo = createParseMemo({ maxChars: config.parseMemoChars });
     // The body as the gateway holds it on an agent's next turn: its messages shared from the memo
@@ -456,6 +459,8 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
     readBig();
     readBig();
     const sharedBig = readBig();
+    // The key as the gateway computes it for an agent's turn: streamed (`stream` last), from the bytes read.
+    const streamedBig = parseJsonBody(Buffer.from(JSON.stringify({ ...big, stream: true })));
     for (const timed of [
       // As the gateway reads an agent's next turn: the conversation's pieces are in the memo.
       { id: "body-check/1m", part: "body check", label: "body check · 1 MB conversation, sent before", call: () => checkBody("messages", bigBytes, memo.scope("acct_bench_costs")) },
@@ -463,9 +468,14 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
       { id: "body-check/1m-new", part: "body check", label: "body check · 1 MB conversation, first sight", call: () => checkBody("messages", bigBytes, createParseMemo({ maxChars: config.parseMemoChars }).scope("acct_bench_costs")) },
       { id: "routing/1m", part: "routing", label: "routing · 1 MB conversation, sent before · decode + decide + pin", call: routingCall(routing, "messages", sharedBig, bigHeaders) },
       { id: "routing/1m-new", part: "routing", label: "routing · 1 MB conversation, first sight · decode + decide + pin", call: routingCall(routing, "messages", big, bigHeaders) },
-      { id: "cache/1m", part: "cache key + store", label: "cache key · 1 MB conversation", call: () => buildResponseCacheKey("acct_bench_costs", "messages", big, bigText).length },
+      {
+        id: "cache/1m",
+        part: "cache key + store",
+        label: "cache key · 1 MB conversation, streamed",
+        call: () => buildResponseCacheKey("acct_bench_costs", "messages", streamedBig.value as Record<string, unknown>, streamedBig).length,
+      },
     ] satisfies readonly Timed[]) {
-      await time(rows, calls, { ...timed, calls: heavy(calls), note: `${Math.round(bigText.length / 1024)} KB` });
+      await time(rows, calls, { ...timed, calls: heavy(calls), note: `${Math.round(bigBytes.length / 1024)} KB` });
     }
     return rows;
   } finally {

@@ -1,25 +1,62 @@
+import { MEMBER_OFFSETS } from "../canonical/member-offsets.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
-import { stripStreamMembers } from "./strip-stream-members.ts";
+
+/** A request body's text as the client sent it, where its top-level members lie, and its bytes when they are ASCII. */
+export interface KeyedText {
+  readonly text: string;
+  /** The object's members in `text`, flat, MEMBER_OFFSETS numbers each; absent when not known. */
+  readonly members: readonly number[] | undefined;
+  /** The bytes `text` was decoded from, when each is one ASCII character: offsets in `text` are offsets in them. */
+  readonly asciiBytes: Uint8Array | undefined;
+}
+
+/** The top-level members a cached answer does not depend on: it is replayed as JSON or as a stream, as each request asks. */
+const STREAM_MEMBERS = new Set(["stream", "stream_options"]);
+const QUOTED_STREAM_MEMBERS = [...STREAM_MEMBERS].map((name) => JSON.stringify(name));
+
+/** Whether the key at [start, end) of `text` is a stream member's, written plainly (an escaped spelling is hashed: a miss at worst). */
+const isStreamMember = (text: string, start: number, end: number): boolean =>
+  QUOTED_STREAM_MEMBERS.some((quoted) => quoted.length === end - start && text.startsWith(quoted, start));
 
 /**
  * The response-cache key of a request: the account, the endpoint and the body as the client sent
- * it, minus `stream` and `stream_options` (a hit is replayed as JSON or as a stream, as the new
- * request asks). The account id leads the key in clear, so two accounts can never share an entry,
- * whatever the hash does. Compute it before the pipeline rewrites `model` or the effort fields.
+ * it, minus `stream` and `stream_options` wherever they are (a hit is replayed as JSON or as a
+ * stream, as the new request asks). The account id leads the key in clear, so two accounts can
+ * never share an entry, whatever the hash does. Compute it before the pipeline rewrites `model`
+ * or the effort fields.
  *
- * With `sent`, the body's text as it came, the hash is over that text (less the stream members),
- * not over a serialisation of the parsed body: one pass of a native hash instead of a walk of
- * every message. Text as SDKs send it (compact) gives the very key the parsed body gives; the same
- * body sent with other whitespace or escapes gets a key of its own (a miss, never a wrong hit).
+ * The hash runs over the body's top-level members one after another (`"key":value`, each
+ * seeding the next), never over a serialisation of the whole body: with `sent`, the text as it
+ * came, each member is hashed as the client wrote it, read in place from the bytes when they are
+ * ASCII, so a 1 MB conversation costs one pass of a native hash, with no copy of it made and no
+ * walk of its messages, wherever its `stream` member sits. Text as SDKs send it (compact) gives the
+ * very key the parsed body gives; the same body sent with other spacing or escapes gets a key of
+ * its own (a miss, never a wrong hit).
  */
-export function buildResponseCacheKey(accountId: string, endpoint: WireFormat, body: Readonly<Record<string, unknown>>, sent?: string): string {
-  const text = (sent === undefined ? undefined : stripStreamMembers(sent, body)) ?? serializeWithoutStream(body);
-  return `${accountId}:${endpoint}:${text.length.toString(36)}:${Bun.hash.wyhash(text).toString(36)}`;
-}
-
-function serializeWithoutStream(body: Readonly<Record<string, unknown>>): string {
-  const { stream: _stream, stream_options: _streamOptions, ...rest } = body;
-  return JSON.stringify(rest);
+export function buildResponseCacheKey(accountId: string, endpoint: WireFormat, body: Readonly<Record<string, unknown>>, sent?: KeyedText): string {
+  let hash = 0n;
+  let size = 0;
+  const members = sent?.members;
+  if (sent && members) {
+    const { text, asciiBytes } = sent;
+    for (let i = 0; i < members.length; i += MEMBER_OFFSETS) {
+      const start = members[i]!;
+      const end = members[i + 2]!;
+      if (isStreamMember(text, start, members[i + 1]!)) continue;
+      hash = Bun.hash.wyhash(asciiBytes ? asciiBytes.subarray(start, end) : text.slice(start, end), hash);
+      size += end - start;
+    }
+  } else {
+    for (const key of Object.keys(body)) {
+      const json = STREAM_MEMBERS.has(key) ? undefined : JSON.stringify(body[key]);
+      // As JSON.stringify leaves out of an object a member with no JSON form.
+      if (json === undefined) continue;
+      const member = `${JSON.stringify(key)}:${json}`;
+      hash = Bun.hash.wyhash(member, hash);
+      size += member.length;
+    }
+  }
+  return `${accountId}:${endpoint}:${size.toString(36)}:${hash.toString(36)}`;
 }
 
 /**

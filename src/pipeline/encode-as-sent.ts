@@ -1,7 +1,7 @@
 import { isAscii } from "node:buffer";
 import type { JsonObject } from "../canonical/json-object.ts";
 import { readJsonStringAt } from "../wire/scan-json-string.ts";
-import { MEMBER_OFFSETS } from "./scan-json-text.ts";
+import { MEMBER_OFFSETS } from "../canonical/member-offsets.ts";
 
 /** One top-level member of a body as it came: where its text lies (key, colon and value), its place among the members, the value parsed from it. */
 interface SentMember {

@@ -25,13 +25,12 @@ import type { HistoryTurn } from "../cache/create-response-history.ts";
 import { callWithFailover } from "./call-with-failover.ts";
 import type { GatewayDeps } from "./gateway-deps.ts";
 import { newRequestId } from "./new-request-id.ts";
-import { readJsonBodyWithText } from "./read-json-body.ts";
+import { readJsonBodyWithText, type ReadJsonBody } from "./read-json-body.ts";
 import { renderError, toGatewayError } from "./render-error.ts";
 import { routeRequest } from "./route-request.ts";
 import { routerHeaders } from "./router-headers.ts";
 import { trackRequest, type RequestTracker } from "./track-request.ts";
 import type { JsonObject } from "../canonical/json-object.ts";
-import type { SentBody } from "./encode-as-sent.ts";
 
 /** One request while it is served: what every step reads, and what it must hand on. */
 interface Served {
@@ -47,10 +46,8 @@ interface Served {
   readonly lease: Lease;
   readonly principal: Principal;
   readonly body: JsonObject;
-  /** The body's text as it came: the response cache's key is hashed from it. */
-  readonly sentText: string;
-  /** What sends the body on as it came (same-format), when it can be. */
-  readonly sent: SentBody | undefined;
+  /** The body as it was read: its text (the response cache's key is hashed from it) and what sends it on as it came (same-format), when it can be. */
+  readonly read: ReadJsonBody;
   readonly tier: Tier;
   readonly stream: boolean;
 }
@@ -98,8 +95,8 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     track.fields.keyId = principal.keyId;
     track.fields.plan = principal.plan;
     const api = wireApi(format);
-    const sent = await readJsonBodyWithText(request, deps.config.bodyLimitBytes, deps.parseMemo?.scope(principal.accountId));
-    const body = api.checkRequest(sent.value);
+    const read = await readJsonBodyWithText(request, deps.config.bodyLimitBytes, deps.parseMemo?.scope(principal.accountId));
+    const body = api.checkRequest(read.value);
     connection?.idleTimeout(0);
     stream = body.stream === true;
     deps.logBody?.(requestId, body);
@@ -108,7 +105,7 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     // Only a request that will be served is counted: a refused body or tier costs no limit.
     lease = await acquireLease(deps, principal);
     headers = { ...lease.headers };
-    const served: Served = { format, api, request, span, deps, requestId, track, lease, principal, body, sentText: sent.text, sent: sent.sent, tier, stream };
+    const served: Served = { format, api, request, span, deps, requestId, track, lease, principal, body, read, tier, stream };
     if (tier === "smart-plus" && deps.smartPlus) return await smartPlusTurn(served, headers);
     const slot = cacheSlot(served);
     const hit = slot?.lookup ? await serveFromCache(served, slot, headers) : null;
@@ -169,7 +166,7 @@ function cacheSlot(s: Served): CacheSlot | undefined {
   if (!control.lookup && !control.store) return undefined;
   // A hit is replayed from the canonical answer, which holds one choice.
   if (s.api.needsOwnApi(s.body)) return undefined;
-  return { cache, key: buildResponseCacheKey(s.principal.accountId, s.format, s.body, s.sentText), ...control };
+  return { cache, key: buildResponseCacheKey(s.principal.accountId, s.format, s.body, s.read), ...control };
 }
 
 /** A stored answer for this account and body, replayed in the called format; null on a miss. */
@@ -220,7 +217,7 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
       return lease.release();
     },
     body: s.body,
-    sent: s.sent,
+    sent: s.read.sent,
     canonical: decode,
     collect: store !== undefined,
     pinnedModel: route.pinnedModel,

@@ -1,6 +1,7 @@
 import type { ParseScope } from "./create-parse-memo.ts";
 import { readJsonStringAt } from "../wire/scan-json-string.ts";
-import { MEMBER_OFFSETS, type JsonTextScan } from "./scan-json-text.ts";
+import { MEMBER_OFFSETS } from "../canonical/member-offsets.ts";
+import type { JsonTextScan } from "./scan-json-text.ts";
 
 /** A member's value this long or longer is read in pieces (its elements when it is an array). */
 const MIN_PIECED_CHARS = 1024;

@@ -1,3 +1,4 @@
+import type { KeyedText } from "../cache/build-response-cache-key.ts";
 import { type GatewayError, invalidRequest, fail } from "../canonical/gateway-error.ts";
 import { isJsonObject } from "../canonical/json-object.ts";
 import { readSentBody, type SentBody } from "./encode-as-sent.ts";
@@ -42,11 +43,13 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
   return (await readJsonBodyWithText(request, limit)).value;
 }
 
-/** A JSON request body as read: its value, its text as it came, and what sends it on as it came. */
-export interface ReadJsonBody {
+/**
+ * A JSON request body as read: its value, its text as it came with where its members lie and its
+ * bytes when ASCII (what the response cache hashes rather than the parsed body), and what sends it
+ * on as it came.
+ */
+export interface ReadJsonBody extends KeyedText {
   readonly value: unknown;
-  /** The text as it came: the response cache hashes it rather than the parsed body. */
-  readonly text: string;
   /** The text's members and bytes, for `encodeAsSent`; absent when the body cannot be cut from them. */
   readonly sent: SentBody | undefined;
 }
@@ -70,6 +73,8 @@ export function parseJsonBody(bytes: Uint8Array, reuse?: ParseScope): ReadJsonBo
   const text = utf8.decode(bytes);
   const big = bytes.length >= PIECED_MIN_BYTES;
   // One byte a character (ASCII): the memo compares and keeps the bytes, not copies of the text.
-  const { value, members } = parseJsonText(text, big, big ? reuse : undefined, bytes.length === text.length ? bytes : undefined);
-  return { value, text, sent: members && isJsonObject(value) ? readSentBody(value, text, members, bytes) : undefined };
+  // Members are found for every body (the cache key hashes them); a small one is not cut from them.
+  const { value, members } = parseJsonText(text, true, big ? reuse : undefined, bytes.length === text.length ? bytes : undefined);
+  const sent = big && members && isJsonObject(value) ? readSentBody(value, text, members, bytes) : undefined;
+  return { value, text, members, asciiBytes: sent?.ascii ? sent.bytes : undefined, sent };
 }

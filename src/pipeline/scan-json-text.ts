@@ -13,10 +13,9 @@ export interface JsonTextScan {
   /** It nests arrays and objects deeper than the limit (the scan stopped there). */
   readonly tooDeep: boolean;
   /**
-   * When the text is one object and `members` was asked for: each top-level member as four
-   * offsets, flat: where its key's opening quote is, where its key ends (after the closing
-   * quote), where its value ends (after its last character), where its value starts. Meaningful
-   * only for text that parses.
+   * When the text is one object and `members` was asked for: each top-level member as
+   * MEMBER_OFFSETS offsets, flat (src/canonical/member-offsets.ts says which). Meaningful only
+   * for text that parses.
    */
   readonly members: readonly number[] | undefined;
   /**
@@ -26,9 +25,6 @@ export interface JsonTextScan {
    */
   readonly elements: readonly (readonly number[] | undefined)[] | undefined;
 }
-
-/** Offsets a member takes in `JsonTextScan.members`. */
-export const MEMBER_OFFSETS = 4;
 
 /**
  * One scan of JSON text: whether it nests deeper than `limit`, and, with `members`, where its
