@@ -49,4 +49,16 @@ describe("createSseSplitter", () => {
       expect(splitter.overflowed).toBe(true);
     }
   });
+
+  test("each event in a chunk of its own gives the same events, and one past the limit overflows alone", () => {
+    const blocks = STREAM.split(/(?<=\n\n)/);
+    const splitter = createSseSplitter(1 << 20);
+    const events = blocks.flatMap((block) => splitter.push(Buffer.from(block)));
+    events.push(...splitter.end());
+    expect(events).toEqual(reference(STREAM));
+    const small = createSseSplitter(50);
+    expect(small.push(Buffer.from(`data: ${"x".repeat(42)}\n\n`))).toEqual([{ event: undefined, data: "x".repeat(42) }]);
+    expect(small.push(Buffer.from(`data: ${"x".repeat(100)}\n\n`))).toEqual([]);
+    expect(small.overflowed).toBe(true);
+  });
 });

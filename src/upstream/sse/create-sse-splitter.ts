@@ -17,6 +17,9 @@ export interface SseSplitter {
  * appended to (a string rope, no search over it) until a chunk brings a blank line, and never grows
  * past `maxEventBytes`.
  */
+/** One options object for every chunk's decode, not one a chunk. */
+const STREAMING = { stream: true } as const;
+
 export function createSseSplitter(maxEventBytes = Number.POSITIVE_INFINITY): SseSplitter {
   const decoder = new TextDecoder();
   let pending = "";
@@ -46,14 +49,22 @@ export function createSseSplitter(maxEventBytes = Number.POSITIVE_INFINITY): Sse
       from = end + 2;
       if (event.data !== "" || event.event !== undefined) events.push(event);
     }
-    pending = from === 0 ? pending : pending.slice(from);
+    pending = from === 0 ? pending : from >= pending.length ? "" : pending.slice(from);
     return events;
   };
 
   return {
     push(bytes) {
       if (overflowed) return [];
-      let text = decoder.decode(bytes, { stream: true });
+      let text = decoder.decode(bytes, STREAMING);
+      // The usual chunk, one whole `data: …` event and nothing held: its data, without the search below.
+      if (pending === "" && !heldCr && text.length > 8 && text.startsWith("data: ") && text.indexOf("\n") === text.length - 2 && text.charCodeAt(text.length - 1) === 10 && text.charCodeAt(text.length - 3) !== 13) {
+        if (text.length - 2 > maxEventBytes) {
+          overflowed = true;
+          return [];
+        }
+        return [{ event: undefined, data: text.slice(6, -2) }];
+      }
       if (heldCr) {
         text = `\r${text}`;
         heldCr = false;
