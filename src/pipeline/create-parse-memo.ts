@@ -9,7 +9,7 @@ interface Remembered {
    * The piece as it came, a copy of its own (a slice would keep the whole body it came from
    * alive): its bytes when the body's text and bytes had the same offsets, else its text.
    */
-  readonly text: Uint8Array | string | undefined;
+  readonly text: Buffer | string | undefined;
   readonly value: unknown;
   /** What it counts against the budget, in characters. */
   readonly size: number;
@@ -51,9 +51,9 @@ const FROZEN_LEVELS = 3;
 const ownCopy = (piece: string): string => Buffer.from(piece, "utf8").toString("utf8");
 
 /** Whether `kept` is the piece: the same bytes, or the same text. */
-function isPiece(kept: Uint8Array | string, text: string, start: number, end: number, bytes: Uint8Array | undefined): boolean {
+function isPiece(kept: Buffer | string, text: string, start: number, end: number, bytes: Uint8Array | undefined): boolean {
   if (typeof kept === "string") return kept === text.slice(start, end);
-  return bytes !== undefined && Buffer.from(kept.buffer, kept.byteOffset, kept.byteLength).equals(bytes.subarray(start, end));
+  return bytes !== undefined && kept.equals(bytes.subarray(start, end));
 }
 
 /**
@@ -132,9 +132,10 @@ export function createParseMemo(options: { readonly maxChars: number }): ParseMe
         // Seen before (or another piece under the same key): kept from now on, unless a copy of
         // the text is not the text (a lone surrogate, which text decoded from bytes never holds).
         const value: unknown = JSON.parse(piece);
-        let copy: Uint8Array | string;
-        // A copy: a Buffer's slice would be a view of the whole body.
-        if (bytes) copy = new Uint8Array(bytes.subarray(start, end));
+        let copy: Buffer | string;
+        // A copy (a Buffer's slice would be a view of the whole body), kept as a Buffer: comparing
+        // it then makes no wrapper object, which a conversation's hundreds of pieces felt.
+        if (bytes) copy = Buffer.from(bytes.subarray(start, end));
         else {
           copy = ownCopy(piece);
           if (copy !== piece) return value;

@@ -1,3 +1,4 @@
+import { isAscii } from "node:buffer";
 import type { KeyedText } from "../cache/build-response-cache-key.ts";
 import { type GatewayError, invalidRequest, fail } from "../canonical/gateway-error.ts";
 import { isJsonObject } from "../canonical/json-object.ts";
@@ -70,8 +71,10 @@ export async function readJsonBodyWithText(request: Request, limit: number, reus
 
 /** A request body's bytes decoded (as Body.text() does) and parsed, with what sends it on as it came. */
 export function parseJsonBody(bytes: Uint8Array, reuse?: ParseScope): ReadJsonBody {
-  const text = utf8.decode(bytes);
   const big = bytes.length >= PIECED_MIN_BYTES;
+  // A big ASCII body read as Latin-1 is the same text (a byte, a character) at about half the cost
+  // of the UTF-8 decoder (1 MB: 83 against 132 µs); below a few KB the two cost the same.
+  const text = big && isAscii(bytes) ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1") : utf8.decode(bytes);
   // One byte a character (ASCII): the memo compares and keeps the bytes, not copies of the text.
   // Members are found for every body (the cache key hashes them); a small one is not cut from them.
   const { value, members } = parseJsonText(text, true, big ? reuse : undefined, bytes.length === text.length ? bytes : undefined);
