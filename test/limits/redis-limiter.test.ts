@@ -277,6 +277,25 @@ describe("redis limiter: round trips", () => {
     await Promise.all([serving.close(), worker.close()]);
   });
 
+  test("slots freed by requests that end in the same turn of the event loop, each in a task of its own, go in one call", async () => {
+    const { calls, counted } = countingSend();
+    const limiter = createRedisLimiter({ send: counted, keyPrefix: PREFIX, loadMonthlyTokens: async () => 0 });
+    const subject = subjectOf("acct_settle_turn", limitsOf(1_000, 3, 1_000_000));
+    await seedMonth(limiter, subject);
+    const leases = [];
+    for (let i = 0; i < 3; i++) {
+      const decision = await limiter.acquire(subject);
+      if (!decision.ok) throw new Error("expected a lease");
+      leases.push(decision.lease);
+    }
+    calls.length = 0;
+    // As answers that end together do: each one's end is a callback of its own, in one turn of the loop.
+    await Promise.all(leases.map((lease) => new Promise<void>((resolve) => setTimeout(() => void lease.release()?.then(resolve), 0))));
+    expect(calls).toEqual(["EVALSHA"]);
+    expect(Number(await a.send("ZCARD", [`${PREFIX}limits:{acct_settle_turn}:conc`]))).toBe(0);
+    await limiter.close();
+  });
+
   test("a JSON answer's tokens and its free slot, reported in the same task, go in one call", async () => {
     const { calls, counted } = countingSend();
     const limiter = createRedisLimiter({ send: counted, keyPrefix: PREFIX, loadMonthlyTokens: async () => 0 });
