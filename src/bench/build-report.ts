@@ -96,6 +96,9 @@ export interface LongStreamRow {
   readonly crossUsPerEvent: number | undefined;
   /** The same for the same-format path, when it ran. */
   readonly sameUsPerEvent: number | undefined;
+  /** The baseline checkout's gateway on the translated path, when it ran (`--baseline`). */
+  readonly baseline: PassResult | undefined;
+  readonly baselineUsPerEvent: number | undefined;
   readonly verdict: Verdict;
 }
 
@@ -292,6 +295,8 @@ function buildLongStreams(
       gateway,
       crossUsPerEvent,
       sameUsPerEvent: perEvent(gateway, events[`long-stream/${format}/gateway`]),
+      baseline: load("baseline"),
+      baselineUsPerEvent: perEvent(load("baseline"), events[`long-stream/${format}/baseline`]),
       verdict: verdict(`≤ ${LONG_STREAM_US_PER_EVENT} µs/event`, crossUsPerEvent === undefined ? undefined : clean(bare, cross) && crossUsPerEvent <= LONG_STREAM_US_PER_EVENT),
     };
   });

@@ -101,7 +101,20 @@ export function formatBodies(rows: readonly BodyRow[]): string[] {
 
 export function formatLongStreams(rows: readonly LongStreamRow[]): string[] {
   if (rows.length === 0) return [];
-  const header = ["long stream (loaded pass)", "events", "bare µs/req", "translated µs/req", "beyond bare per event", "target", "same-format µs/req", "beyond bare per event", "errors", "verdict"];
+  const baseline = rows.some((r) => r.baseline !== undefined);
+  const header = [
+    "long stream (loaded pass)",
+    "events",
+    "bare µs/req",
+    "translated µs/req",
+    "beyond bare per event",
+    "target",
+    "same-format µs/req",
+    "beyond bare per event",
+    ...(baseline ? ["baseline µs/req", "baseline beyond bare per event"] : []),
+    "errors",
+    "verdict",
+  ];
   const body = rows.map((r) => [
     `${r.format} → ${r.upstreamApi}`,
     r.events === undefined ? "-" : String(r.events),
@@ -111,7 +124,8 @@ export function formatLongStreams(rows: readonly LongStreamRow[]): string[] {
     r.verdict.target,
     us(r.gateway?.cpuUsPerRequest),
     r.sameUsPerEvent === undefined ? "-" : `${r.sameUsPerEvent.toFixed(3)} µs`,
-    String(errors(r.bare, r.cross, r.gateway)),
+    ...(baseline ? [us(r.baseline?.cpuUsPerRequest), r.baselineUsPerEvent === undefined ? "-" : `${r.baselineUsPerEvent.toFixed(3)} µs`] : []),
+    String(errors(r.bare, r.cross, r.gateway, r.baseline)),
     mark(r.verdict),
   ]);
   return ["a 2,000-event answer through the translated path", ...table(header, body)];

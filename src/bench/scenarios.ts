@@ -267,7 +267,8 @@ const LONG_ASK: Ask = { text: `[sim words=${LONG_STREAM_WORDS}] Tell me the whol
 
 /**
  * A 2,000-event answer streamed through the translated path (`cross`), and through the bare proxy
- * in the client's format; `gateway` too when selected (same-format, for comparison).
+ * in the client's format; `gateway` too when selected (same-format, for comparison); `baseline`,
+ * the baseline checkout's gateway, through the same translated path as `cross`.
  */
 export function buildLongStreamScenarios(
   formats: readonly BenchFormat[],
@@ -278,7 +279,8 @@ export function buildLongStreamScenarios(
   const scenarios: Scenario[] = [];
   for (const format of formats) {
     for (const target of targets) {
-      const body = FORMATS[format].body(TARGETS[target].model(format), true, LONG_ASK);
+      const model = target === "baseline" ? TARGETS.cross.model(format) : TARGETS[target].model(format);
+      const body = FORMATS[format].body(model, true, LONG_ASK);
       scenarios.push(
         scenario(
           { id: `long-stream/${format}/${target}`, kind: "long-stream", bodyCase: "", format, mode: "stream", target, passes: ["load"], warmupRequests: Math.min(warmupRequests, 20) },

@@ -44,7 +44,7 @@ const say = (line: string): void => console.error(`bench: ${line}`);
 /** Every scenario of the selected sections; the path rows first, so a round runs them back to back. */
 function planScenarios(args: BenchArgs, processes: BenchProcesses): Scenario[] {
   const has = (section: BenchArgs["sections"][number]): boolean => args.sections.includes(section);
-  const longTargets: BenchTarget[] = ["bare", "cross", ...(args.full ? (["gateway"] as const) : [])];
+  const longTargets: BenchTarget[] = ["bare", "cross", ...(args.targets.includes("baseline") ? (["baseline"] as const) : []), ...(args.full ? (["gateway"] as const) : [])];
   return [
     ...(has("paths") ? buildScenarios(args, processes.endpoints) : []),
     ...(has("bodies") ? buildBodyScenarios(processes.endpoints, args.warmupRequests, args.targets.includes("baseline")) : []),

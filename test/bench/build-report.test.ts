@@ -177,6 +177,15 @@ describe("buildReport: the long stream", () => {
     expect(slow.longStreams[0]).toMatchObject({ crossUsPerEvent: 2, verdict: { pass: false } });
   });
 
+  test("the baseline checkout's translated path, per event beside the gateway's, printed only when it ran", () => {
+    const events = { "long-stream/messages/cross": 2_000, "long-stream/messages/baseline": 2_000 };
+    const report = buildReport({ meta: meta("pglite"), measured: [long("bare", 1_000), long("cross", 2_600), long("baseline", 3_000)], longStreamEvents: events });
+    expect(report.longStreams[0]).toMatchObject({ crossUsPerEvent: 0.8, baselineUsPerEvent: 1 });
+    expect(formatReport(report)).toContain("baseline beyond bare per event");
+    const without = buildReport({ meta: meta("pglite"), measured: [long("bare", 1_000), long("cross", 2_600)], longStreamEvents: events });
+    expect(formatReport(without)).not.toContain("baseline beyond bare per event");
+  });
+
   test("without the event count it is not judged", () => {
     const report = buildReport({ meta: meta("pglite"), measured: [long("bare", 1_000), long("cross", 2_600)] });
     expect(report.longStreams[0]!.verdict.pass).toBeUndefined();

@@ -192,4 +192,13 @@ describe("buildLongStreamScenarios", () => {
     expect(body.messages[0]!.content).toContain(`[sim words=${LONG_STREAM_WORDS}]`);
     expect(cross!).toMatchObject({ passes: ["load"], warmupRequests: 20 });
   });
+
+  test("with a baseline checkout, its gateway gets the translated request, with its own key", () => {
+    const withBaseline = { ...endpoints, baseline: { url: "http://old", key: "rl_old" } };
+    const [cross, baseline] = buildLongStreamScenarios(["messages"], ["cross", "baseline"], withBaseline, 200);
+    expect(baseline!.id).toBe("long-stream/messages/baseline");
+    expect(baseline!.url.startsWith("http://old/")).toBe(true);
+    expect(baseline!.headers["x-api-key"]).toBe("rl_old");
+    expect(JSON.parse(baseline!.body)).toEqual(JSON.parse(cross!.body));
+  });
 });
