@@ -9,11 +9,12 @@ export interface BenchDatabase {
 /**
  * Creates a database of the run's own on the server `serverUrl` names (its role needs CREATEDB),
  * so a run migrates and writes its accounts and usage rows there, not into the database named,
- * and leaves nothing behind once `drop` has run.
+ * and leaves nothing behind once `drop` has run. `role` tells apart the databases of one run
+ * (the gateway's and the baseline checkout's).
  */
-export async function createBenchDatabase(serverUrl: string): Promise<BenchDatabase> {
+export async function createBenchDatabase(serverUrl: string, role = "gateway"): Promise<BenchDatabase> {
   const { default: postgres } = await import("postgres");
-  const name = `routelane_bench_${process.pid}_${Date.now().toString(36)}`;
+  const name = `routelane_bench_${process.pid}_${Date.now().toString(36)}_${role}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
   try {
     await admin.unsafe(`create database "${name}"`);

@@ -30,6 +30,8 @@ export interface StartOptions {
   readonly redisUrl?: string | undefined;
   readonly cpuProfDir?: string | undefined;
   readonly baselineDir?: string | undefined;
+  /** The baseline gateway's own database when the gateway runs on Postgres: never the gateway's. */
+  readonly baselineDatabaseUrl?: string | undefined;
 }
 
 /** The simulated upstream on a port of its own, without the caller's per-model faults. */
@@ -46,13 +48,14 @@ export function spawnSim(group: ChildGroup): { child: Child; url: string; port: 
  * Starts the simulated upstream, the bare proxy and the gateway, each in its own process so none
  * shares an event loop with another or with the load generator, then makes a gateway API key.
  * With `baselineDir`, a second gateway from that checkout joins them, on the same config and sim
- * and Redis (if any) but with its own PGlite data and account.
+ * and Redis (if any) but with its own account and its own database: PGlite data of its own, or
+ * `baselineDatabaseUrl` when the gateway runs on Postgres.
  */
 export async function startProcesses(group: ChildGroup, options: StartOptions): Promise<BenchProcesses> {
   const { dir } = options;
-  // parseBenchArgs refuses this pair too; here it guards callers that skip it, since sharing a database skews both gateways.
-  if (options.baselineDir !== undefined && options.databaseUrl !== undefined)
-    throw new Error("startProcesses: a baseline gateway cannot share --database-url with the gateway");
+  // Both gateways on one database would mix their usage, keys and logs, and each would slow the other's writes.
+  if (options.baselineDir !== undefined && options.databaseUrl !== undefined && (options.baselineDatabaseUrl === undefined || options.baselineDatabaseUrl === options.databaseUrl))
+    throw new Error("startProcesses: a baseline gateway next to a Postgres gateway needs a database of its own");
   const sim = spawnSim(group);
   const barePort = findFreePort(BENCH_HOST);
   const bare = group.spawn(
@@ -81,7 +84,7 @@ export async function startProcesses(group: ChildGroup, options: StartOptions): 
           root: options.baselineDir,
           configPath,
           dataDir: join(dir, "baseline-data"),
-          databaseUrl: undefined,
+          databaseUrl: options.databaseUrl === undefined ? undefined : options.baselineDatabaseUrl,
           // One Redis serves both: every key the gateways write names its own account.
           redisUrl: options.redisUrl,
           cpuProfDir: undefined,

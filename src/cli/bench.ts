@@ -108,6 +108,14 @@ async function bench(args: BenchArgs): Promise<void> {
   // The production profile runs on a database of its own on the server named, dropped at the end.
   const benchDatabase = args.databaseUrl ? await createBenchDatabase(args.databaseUrl) : undefined;
   const databaseUrl = benchDatabase?.url;
+  // The baseline checkout's gateway writes a database of its own beside it.
+  const baselineDatabase =
+    args.databaseUrl && args.baselineDir !== undefined
+      ? await createBenchDatabase(args.databaseUrl, "baseline").catch(async (error: unknown) => {
+          await benchDatabase?.drop().catch(() => {});
+          throw error;
+        })
+      : undefined;
   const group = createChildGroup();
   // One temp dir for the gateway config, its PGlite data and the wrk scripts, removed on any exit path.
   const dir = mkdtempSync(join(tmpdir(), "routelane-bench-"));
@@ -116,7 +124,9 @@ async function bench(args: BenchArgs): Promise<void> {
   const shutdown = async (): Promise<void> => {
     await group.stopAll();
     rmSync(dir, { recursive: true, force: true });
-    if (benchDatabase) await benchDatabase.drop().catch((error: unknown) => console.error(`bench: the run's database was not dropped: ${error instanceof Error ? error.message : String(error)}`));
+    for (const database of [benchDatabase, baselineDatabase]) {
+      if (database) await database.drop().catch((error: unknown) => console.error(`bench: the run's database was not dropped: ${error instanceof Error ? error.message : String(error)}`));
+    }
     if (args.redisUrl) await deleteBenchRedisKeys(args.redisUrl).catch((error: unknown) => console.error(`bench: the run's Redis keys were not deleted: ${error instanceof Error ? error.message : String(error)}`));
   };
   // Children do not die with us on their own; stop them on Ctrl-C / kill, then exit.
@@ -151,7 +161,7 @@ async function bench(args: BenchArgs): Promise<void> {
     let costsDataDir = join(dir, "costs-data");
     if (needsServers) {
       say(`starting sim, bare proxy${args.baselineDir ? `, gateway and the baseline gateway from ${args.baselineDir}` : " and gateway"}…`);
-      const processes = await startProcesses(group, { dir, databaseUrl, redisUrl: args.redisUrl, cpuProfDir: args.cpuProfDir, baselineDir: args.baselineDir });
+      const processes = await startProcesses(group, { dir, databaseUrl, redisUrl: args.redisUrl, cpuProfDir: args.cpuProfDir, baselineDir: args.baselineDir, baselineDatabaseUrl: baselineDatabase?.url });
       costsDataDir = processes.gateway.dataDir;
       let firstStartPeakBytes = meta.database === "pglite" ? processes.gatewayStartPeakBytes : undefined;
       let firstStartNote = meta.database === "pglite" ? "the bench's gateway" : undefined;

@@ -105,8 +105,8 @@ describe("--baseline", () => {
     expect(() => parseBenchArgs(["--targets", "gateway,baseline"])).toThrow(/baseline needs --baseline/);
   });
 
-  test("is refused with --database-url: the two gateways would share one database", () => {
-    const argv = ["--baseline", CHECKOUT, "--database-url", "postgres://h/db"];
-    expect(() => parseBenchArgs(argv)).toThrow(/--baseline cannot be combined with --database-url/);
+  test("goes with --database-url (each gateway then gets a database of its own on that server)", () => {
+    const args = parseBenchArgs(["--baseline", CHECKOUT, "--database-url", "postgres://h/db"]);
+    expect(args).toMatchObject({ baselineDir: CHECKOUT, databaseUrl: "postgres://h/db" });
   });
 });
