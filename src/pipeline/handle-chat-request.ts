@@ -199,7 +199,8 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
   const route = await routeRequest(deps, format, s.request.headers, s.principal, tier, decode).finally(() => routing.end());
   fields.source = route.source;
   if (route.taskClass) fields.taskClass = route.taskClass;
-  setHeaders({ ...lease.headers, ...routerHeaders(format, requestId, tier, route.modelName, route.effort, route.source) });
+  // An error before any model was called (every breaker open) names none: `x-router-model` is the model that answered.
+  setHeaders({ ...lease.headers, ...routerHeaders(format, requestId, tier, undefined, undefined, route.source) });
   const store = slot?.store ? slot : undefined;
   let answeredHeaders: Record<string, string> = {};
   /** The usage of a stream that ended normally, billed and counted before its last bytes. */

@@ -95,4 +95,9 @@ test("with every breaker open the tier answers a clean overloaded error without 
   expect(response.headers.get("retry-after")).toBe("5");
   expect(body.error).toMatchObject({ type: "overloaded_error", code: "no_model_available" });
   expect(upstreamModelsSince(gw, mark)).toEqual([]);
+  // No model answered, nor was one called: none is named; the tier and the request id still are.
+  expect(response.headers.get("x-router-model")).toBeNull();
+  expect(response.headers.get("x-router-effort")).toBeNull();
+  expect(response.headers.get("x-router-tier")).toBe("normal");
+  expect(response.headers.get("x-router-request-id")).toMatch(/\S/);
 });
