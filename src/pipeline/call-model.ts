@@ -18,7 +18,7 @@ import { stripForeignThinking } from "../routing/strip-foreign-thinking.ts";
 import { forwardTranslated } from "../upstream/translated/forward-translated.ts";
 import { encodeAsSent, type SentBody } from "./encode-as-sent.ts";
 import type { StreamOutcome } from "../upstream/translated/stream-outcome.ts";
-import type { StreamTokens } from "../usage/bill-stream-usage.ts";
+import type { StreamTokens } from "../canonical/stream-tokens.ts";
 import type { JsonObject } from "../canonical/json-object.ts";
 
 /** What bounds an upstream call once it answers (see the `server` section of the config). */

@@ -40,7 +40,14 @@ const isUtf8Of = (text: string, bytes: Uint8Array): boolean => !startsWithBom(by
  * text repeats a key or the members do not match the body: an odd text only costs the usual
  * serialisation.
  */
-export function readSentBody(body: JsonObject, text: string, members: readonly number[], sentBytes?: Uint8Array): SentBody | undefined {
+export function readSentBody(
+  body: JsonObject,
+  text: string,
+  members: readonly number[],
+  sentBytes?: Uint8Array,
+  // Whether the bytes are ASCII, when the caller knows already (a second pass over 1 MB otherwise).
+  ascii = sentBytes !== undefined && sentBytes.length === text.length && isAscii(sentBytes),
+): SentBody | undefined {
   const kept = new Map<string, SentMember>();
   for (let i = 0; i < members.length; i += MEMBER_OFFSETS) {
     const key = readJsonStringAt(text, members[i]!, members[i + 1]!);
@@ -48,7 +55,6 @@ export function readSentBody(body: JsonObject, text: string, members: readonly n
     kept.set(key, { order: i / MEMBER_OFFSETS, start: members[i]!, end: members[i + 2]!, value: body[key] });
   }
   if (kept.size !== Object.keys(body).length) return undefined;
-  const ascii = sentBytes !== undefined && sentBytes.length === text.length && isAscii(sentBytes);
   const bytes = sentBytes !== undefined && (ascii || isUtf8Of(text, sentBytes)) ? sentBytes : undefined;
   return { text, bytes, ascii, members: kept };
 }

@@ -27,8 +27,7 @@ interface Placed {
  * not parsed again. The rest of the text is parsed as usual, each piece standing in as `0`, so
  * that parse checks everything between the pieces (and `scope` each piece): the result is the one
  * `JSON.parse(text)` gives, or an error. `bytes`, one a character of `text`, go on to `scope`.
- * Undefined when the text is not read so (a repeated or
- * odd key, no members found): parse it whole.
+ * Undefined when the text is not read so (a repeated or odd key, no members found): parse it whole.
  */
 export function parseReusingPieces(text: string, scan: JsonTextScan, scope: ParseScope, bytes?: Uint8Array): unknown {
   const { members, elements } = scan;

@@ -1,14 +1,5 @@
+import type { StreamTokens } from "../canonical/stream-tokens.ts";
 import type { Usage } from "../canonical/usage.ts";
-
-/** What a stream's end tells about its tokens (see StreamOutcome). */
-export interface StreamTokens {
-  /** The upstream's usage for the whole answer, when it reported one. */
-  readonly usage?: Usage;
-  /** The upstream's usage at the start (Messages `message_start`). */
-  readonly startUsage?: Usage;
-  /** The tokens of the text the client was sent, counted by the gateway (only when needed). */
-  sentTokens(): number;
-}
 
 /**
  * The usage a stream is billed: the upstream's own when it reported the whole answer's; otherwise

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Usage } from "../../src/canonical/usage.ts";
-import { billStreamUsage, type StreamTokens } from "../../src/usage/bill-stream-usage.ts";
+import type { StreamTokens } from "../../src/canonical/stream-tokens.ts";
+import { billStreamUsage } from "../../src/usage/bill-stream-usage.ts";
 
 const usage = (input: number, output: number, extra: Partial<Usage> = {}): Usage => ({ inputTokens: input, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, ...extra });
 const counted = () => 77;

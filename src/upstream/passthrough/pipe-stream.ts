@@ -1,5 +1,6 @@
 import { CONTENT_FILTERED_ERROR } from "../../canonical/content-filtered.ts";
 import type { GatewayError } from "../../canonical/gateway-error.ts";
+import type { StreamTokens } from "../../canonical/stream-tokens.ts";
 import type { Usage } from "../../canonical/usage.ts";
 import type { WireApi } from "../../wire/wire-api.ts";
 import { asBuffer } from "../as-buffer.ts";
@@ -32,7 +33,7 @@ export interface PipeOptions {
    * A stream that ends normally passes its tokens, as `onEnd` will report them (nothing can add to
    * them then), so they can be counted with the slot.
    */
-  readonly beforeLastBytes?: (ended?: EndedTokens) => void | Promise<void>;
+  readonly beforeLastBytes?: (ended?: StreamTokens) => void | Promise<void>;
   /** Chat: the gateway asked for the usage chunk, the client did not; it is taken out (and kept for accounting). */
   readonly hideUsageChunk?: boolean;
   /** Keep every chunk sent (by reference, up to a size) so the whole answer can be rebuilt at the end. */
@@ -42,23 +43,14 @@ export interface PipeOptions {
 /** Beyond this, a stream is not kept for the response cache. */
 const KEEP_LIMIT_BYTES = 4 * 1024 * 1024;
 
-/** How a piped stream ended. */
-export interface PipeEnd {
+/** How a piped stream ended: its tokens, and whether it failed or the client left. */
+export interface PipeEnd extends StreamTokens {
   /** The message of the error event that ended the stream (the gateway's or the upstream's), when it failed or a content filter blocked it. */
   readonly failure?: string;
   readonly clientAborted: boolean;
-  /** The usage the upstream reported for the whole answer, when it did. */
-  readonly usage?: Usage;
-  /** What the upstream reported at the start (Messages: the input tokens). */
-  readonly startUsage?: Usage;
-  /** The tokens of the text sent to the client, counted by the gateway. */
-  sentTokens(): number;
   /** Every chunk sent, when `keepChunks` was asked and the stream stayed within the size kept. */
   readonly chunks?: readonly Uint8Array[];
 }
-
-/** A normally ended stream's tokens, passed before its last bytes (see PipeEnd). */
-export type EndedTokens = Pick<PipeEnd, "usage" | "startUsage" | "sentTokens">;
 
 const SEQUENCE_FIELD = Buffer.from('"sequence_number":');
 const BLANK_LINE = Buffer.from("\n\n");
@@ -252,7 +244,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
   };
 
   /** What `report` passes of the tokens, for a stream whose upstream has ended. */
-  const endedTokens = (): EndedTokens => {
+  const endedTokens = (): StreamTokens => {
     const final = inspector.usage;
     const start = inspector.startUsage;
     return { sentTokens: () => inspector.text.tokens(), ...(final ? { usage: final } : {}), ...(start ? { startUsage: start } : {}) };
@@ -262,7 +254,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
   const errorEvent = (error: GatewayError): Buffer => Buffer.from(api.encodeStreamError(error, lastSequenceNumber([latest, previous]) + 1));
 
   let lastBytesFreed = false;
-  const beforeLastBytes = async (ended?: EndedTokens): Promise<void> => {
+  const beforeLastBytes = async (ended?: StreamTokens): Promise<void> => {
     if (lastBytesFreed) return;
     lastBytesFreed = true;
     const pending = request.beforeLastBytes?.(ended);

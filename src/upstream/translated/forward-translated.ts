@@ -2,6 +2,7 @@ import { CONTENT_FILTERED } from "../../canonical/content-filtered.ts";
 import { fail, type GatewayError, gatewayErrorOf } from "../../canonical/gateway-error.ts";
 import type { CanonicalResponse } from "../../canonical/response.ts";
 import type { StreamEvent } from "../../canonical/stream-event.ts";
+import type { StreamTokens } from "../../canonical/stream-tokens.ts";
 import { collectStreamResponse, newStreamCollector, type StreamCollector } from "../../cache/collect-stream-response.ts";
 import type { Usage } from "../../canonical/usage.ts";
 import type { ClientFormat, EncodeContext } from "../../wire/client-format.ts";
@@ -45,13 +46,10 @@ export interface TranslatedRequest {
    * then. A stream that ends normally passes its tokens, as `onStreamEnd` will report them (nothing
    * can add to them then), so they can be counted with the slot.
    */
-  readonly beforeLastBytes?: (ended?: EndedTokens) => void | Promise<void>;
+  readonly beforeLastBytes?: (ended?: StreamTokens) => void | Promise<void>;
   /** Stream keep-alive and idle limits, and the largest event and non-stream body read. */
   readonly limits: StreamLimits & { readonly maxEventBytes: number; readonly maxBodyBytes: number };
 }
-
-/** A normally ended stream's tokens, passed before its last bytes (see StreamOutcome). */
-export type EndedTokens = Pick<StreamOutcome, "usage" | "startUsage" | "sentTokens">;
 
 export interface Translated {
   readonly body: ReadableStream<Uint8Array> | string;
@@ -171,7 +169,7 @@ function encodeEvents(t: Translation, events: readonly StreamEvent[], format: Cl
 }
 
 /** What `report` passes of the tokens, once the stream has ended. */
-function endedTokens(t: Translation): EndedTokens {
+function endedTokens(t: Translation): StreamTokens {
   const { usage, startUsage } = t.outcome;
   return { sentTokens: () => t.text.tokens(), ...(usage ? { usage } : {}), ...(startUsage ? { startUsage } : {}) };
 }
@@ -269,7 +267,7 @@ function pipeTranslation(t: Translation, first: StreamEvent[], request: Translat
     request.onStreamEnd?.({ ...(clientAborted ? kept : outcome), clientAborted, sentTokens: () => t.text.tokens(), ...(response ? { response } : {}) });
   };
   let lastBytesFreed = false;
-  const beforeLastBytes = async (ended?: EndedTokens): Promise<void> => {
+  const beforeLastBytes = async (ended?: StreamTokens): Promise<void> => {
     if (lastBytesFreed) return;
     lastBytesFreed = true;
     const pending = request.beforeLastBytes?.(ended);
