@@ -37,6 +37,8 @@ export interface BenchMeta {
   readonly loadAverage: number;
   /** Wall time of the whole run, seconds (set once it has ended). */
   readonly elapsedSec?: number | undefined;
+  /** The `baseline` target's checkout and what `--baseline-env` added to its environment, when it ran. */
+  readonly baseline?: { readonly dir: string; readonly env: Readonly<Record<string, string>> } | undefined;
 }
 
 /** One process serving one scenario, its rounds folded. */

@@ -41,6 +41,11 @@ export interface BenchArgs {
    * measured as the `baseline` target in the same rounds, so drift in machine speed hits both alike.
    */
   readonly baselineDir: string | undefined;
+  /**
+   * Variables added to the baseline gateway's environment only (`--baseline-env KEY=VALUE`, repeatable):
+   * with `--baseline .` the same code runs under two settings in the same rounds.
+   */
+  readonly baselineEnv: Readonly<Record<string, string>>;
   /** Run the gateway with Bun's --cpu-prof, writing the profile into this directory on exit. */
   readonly cpuProfDir: string | undefined;
   /** Slow streams the open-streams row holds on the gateway at once. */
@@ -77,6 +82,8 @@ export const USAGE = `usage: bun run bench [options]
   --out <file>            write the JSON report to this file
   --baseline <dir>        also run another checkout's gateway (<dir>/src/main.ts) as target baseline, in the same rounds
                           (with --database-url, on a database of its own on that server)
+  --baseline-env <K=V>    set K=V in the baseline gateway's environment only (repeatable): with --baseline . the same
+                          code under two settings, e.g. --baseline-env MIMALLOC_PURGE_DELAY=10
   --cpu-prof <dir>        profile the gateway (bun --cpu-prof); the .cpuprofile lands in <dir> when it stops
   --streams <n>           slow streams the open-streams row holds at once (default 10000)`;
 
@@ -114,6 +121,18 @@ function baselineCheckout(raw: string): string {
   return dir;
 }
 
+function environment(raw: readonly string[] | undefined, hasBaseline: boolean): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (raw === undefined) return env;
+  if (!hasBaseline) throw new BenchArgsError("--baseline-env: needs --baseline <dir>");
+  for (const pair of raw) {
+    const at = pair.indexOf("=");
+    if (at <= 0) throw new BenchArgsError(`--baseline-env: expected KEY=VALUE, got "${pair}"`);
+    env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return env;
+}
+
 function targets(raw: string | undefined, full: boolean, hasBaseline: boolean): readonly BenchTarget[] {
   const base: readonly BenchTarget[] = full ? ["direct", "bare", "gateway", "cross", "cached"] : ["bare", "gateway", "cross"];
   const fallback = hasBaseline ? TARGET_NAMES.filter((t) => base.includes(t) || t === "baseline") : base;
@@ -146,6 +165,7 @@ const OPTIONS = {
   "database-url": { type: "string" },
   "redis-url": { type: "string" },
   baseline: { type: "string" },
+  "baseline-env": { type: "string", multiple: true },
   "cpu-prof": { type: "string" },
   streams: { type: "string", default: "10000" },
   help: { type: "boolean", short: "h", default: false },
@@ -184,6 +204,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     databaseUrl: url("database-url", values["database-url"], ["postgres:", "postgresql:"]),
     redisUrl: url("redis-url", values["redis-url"], ["redis:", "rediss:"]),
     baselineDir,
+    baselineEnv: environment(values["baseline-env"], baselineDir !== undefined),
     cpuProfDir: values["cpu-prof"] === undefined ? undefined : resolve(values["cpu-prof"]),
     streams: positive("streams", values.streams, true),
     help: values.help,

@@ -22,6 +22,8 @@ export interface SpawnGatewayOptions {
   readonly databaseUrl: string | undefined;
   readonly redisUrl: string | undefined;
   readonly cpuProfDir: string | undefined;
+  /** Added to the environment (the bench's `--baseline-env`). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** The environment without what would change which database or Redis the gateway uses. */
@@ -49,6 +51,7 @@ export function spawnGateway(group: ChildGroup, options: SpawnGatewayOptions): G
     ],
     gatewayEnv(
       {
+        ...options.env,
         PORT: String(port),
         HOST: BENCH_HOST,
         ROUTELANE_CONFIG: options.configPath,

@@ -30,6 +30,7 @@ export interface StartOptions {
   readonly redisUrl?: string | undefined;
   readonly cpuProfDir?: string | undefined;
   readonly baselineDir?: string | undefined;
+  readonly baselineEnv?: Readonly<Record<string, string>>;
   /** The baseline gateway's own database when the gateway runs on Postgres: never the gateway's. */
   readonly baselineDatabaseUrl?: string | undefined;
 }
@@ -88,6 +89,7 @@ export async function startProcesses(group: ChildGroup, options: StartOptions): 
           // One Redis serves both: every key the gateways write names its own account.
           redisUrl: options.redisUrl,
           cpuProfDir: undefined,
+          env: options.baselineEnv,
         });
 
   let gatewayStartPeakBytes: number | undefined;

@@ -150,6 +150,7 @@ async function bench(args: BenchArgs): Promise<void> {
       nproc: availableParallelism(),
       startedAt: new Date().toISOString(),
       loadAverage: loadavg()[0] ?? 0,
+      baseline: args.baselineDir === undefined ? undefined : { dir: args.baselineDir, env: args.baselineEnv },
     };
     say(formatMeta(meta));
     const has = (section: BenchArgs["sections"][number]): boolean => args.sections.includes(section);
@@ -161,7 +162,7 @@ async function bench(args: BenchArgs): Promise<void> {
     let costsDataDir = join(dir, "costs-data");
     if (needsServers) {
       say(`starting sim, bare proxy${args.baselineDir ? `, gateway and the baseline gateway from ${args.baselineDir}` : " and gateway"}…`);
-      const processes = await startProcesses(group, { dir, databaseUrl, redisUrl: args.redisUrl, cpuProfDir: args.cpuProfDir, baselineDir: args.baselineDir, baselineDatabaseUrl: baselineDatabase?.url });
+      const processes = await startProcesses(group, { dir, databaseUrl, redisUrl: args.redisUrl, cpuProfDir: args.cpuProfDir, baselineDir: args.baselineDir, baselineEnv: args.baselineEnv, baselineDatabaseUrl: baselineDatabase?.url });
       costsDataDir = processes.gateway.dataDir;
       let firstStartPeakBytes = meta.database === "pglite" ? processes.gatewayStartPeakBytes : undefined;
       let firstStartNote = meta.database === "pglite" ? "the bench's gateway" : undefined;

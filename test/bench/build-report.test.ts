@@ -125,6 +125,12 @@ describe("buildReport: the path rows", () => {
     expect(text).toContain("same-format JSON CPU ≤ 1.6×, p99 ≤ bare + 1.5 ms");
     expect(text).toContain("RSS ≤ 480 MB");
   });
+
+  test("the header names the baseline checkout and the environment it was given", () => {
+    expect(formatReport(report)).not.toContain("baseline");
+    const withBaseline = buildReport({ meta: { ...meta("pglite"), baseline: { dir: "/tmp/base", env: { MIMALLOC_PURGE_DELAY: "10" } } }, measured: PATHS });
+    expect(formatReport(withBaseline)).toContain(" · baseline /tmp/base MIMALLOC_PURGE_DELAY=10");
+  });
 });
 
 describe("buildReport: big conversations", () => {

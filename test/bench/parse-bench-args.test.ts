@@ -105,6 +105,15 @@ describe("--baseline", () => {
     expect(() => parseBenchArgs(["--targets", "gateway,baseline"])).toThrow(/baseline needs --baseline/);
   });
 
+  test("--baseline-env sets variables for the baseline gateway only, and needs --baseline", () => {
+    expect(parseBenchArgs([]).baselineEnv).toEqual({});
+    const args = parseBenchArgs(["--baseline", CHECKOUT, "--baseline-env", "MIMALLOC_PURGE_DELAY=10", "--baseline-env", "A=b=c"]);
+    expect(args.baselineEnv).toEqual({ MIMALLOC_PURGE_DELAY: "10", A: "b=c" });
+    expect(() => parseBenchArgs(["--baseline-env", "A=1"])).toThrow(/--baseline-env: needs --baseline/);
+    expect(() => parseBenchArgs(["--baseline", CHECKOUT, "--baseline-env", "=1"])).toThrow(/expected KEY=VALUE/);
+    expect(() => parseBenchArgs(["--baseline", CHECKOUT, "--baseline-env", "A"])).toThrow(BenchArgsError);
+  });
+
   test("goes with --database-url (each gateway then gets a database of its own on that server)", () => {
     const args = parseBenchArgs(["--baseline", CHECKOUT, "--database-url", "postgres://h/db"]);
     expect(args).toMatchObject({ baselineDir: CHECKOUT, databaseUrl: "postgres://h/db" });
