@@ -7,8 +7,10 @@ import { sizeProcess } from "../../src/ops/size-process.ts";
 const FETCH_POOL_VARIABLE = "BUN_CONFIG_MAX_HTTP_REQUESTS";
 /** The JSC option (through Bun's BUN_JSC_ prefix) that starts full collections sooner. */
 const OLD_GENERATION_VARIABLE = "BUN_JSC_minEdenToOldGenerationRatio";
-/** An environment where both are set as the gateway sets them. */
-const SIZED = { [FETCH_POOL_VARIABLE]: "16384", [OLD_GENERATION_VARIABLE]: "0.75" };
+/** The allocator's (mimalloc's) delay before freed memory goes back to the system. */
+const PURGE_DELAY_VARIABLE = "MIMALLOC_PURGE_DELAY";
+/** An environment where all three are set as the gateway sets them. */
+const SIZED = { [FETCH_POOL_VARIABLE]: "16384", [OLD_GENERATION_VARIABLE]: "0.75", [PURGE_DELAY_VARIABLE]: "1000" };
 
 /**
  * A C library whose limits are given and whose exec is recorded (a real one would replace the test
@@ -53,12 +55,18 @@ describe("sizeProcess", () => {
     expect(sizing.warnings).toEqual([]);
   });
 
-  test("an operator's own collector setting is kept", () => {
+  test("the pool and the collector sized but the purge delay not: replaced by itself with it added", () => {
     const { libc, execs } = fakeLibc({ soft: 1_048_576, hard: 1_048_576 });
-    sizeProcess(16_384, libc, { [OLD_GENERATION_VARIABLE]: "0.5" });
-    expect(execs.map((exec) => exec.env)).toEqual([{ [FETCH_POOL_VARIABLE]: "16384", [OLD_GENERATION_VARIABLE]: "0.5" }]);
+    sizeProcess(16_384, libc, { [FETCH_POOL_VARIABLE]: "16384", [OLD_GENERATION_VARIABLE]: "0.75" });
+    expect(execs.map((exec) => exec.env)).toEqual([SIZED]);
+  });
+
+  test("an operator's own collector setting and purge delay are kept", () => {
+    const { libc, execs } = fakeLibc({ soft: 1_048_576, hard: 1_048_576 });
+    sizeProcess(16_384, libc, { [OLD_GENERATION_VARIABLE]: "0.5", [PURGE_DELAY_VARIABLE]: "100" });
+    expect(execs.map((exec) => exec.env)).toEqual([{ [FETCH_POOL_VARIABLE]: "16384", [OLD_GENERATION_VARIABLE]: "0.5", [PURGE_DELAY_VARIABLE]: "100" }]);
     const again = fakeLibc({ soft: 1_048_576, hard: 1_048_576 });
-    sizeProcess(16_384, again.libc, { [FETCH_POOL_VARIABLE]: "16384", [OLD_GENERATION_VARIABLE]: "0.5" });
+    sizeProcess(16_384, again.libc, { [FETCH_POOL_VARIABLE]: "16384", [OLD_GENERATION_VARIABLE]: "0.5", [PURGE_DELAY_VARIABLE]: "100" });
     expect(again.execs).toEqual([]);
   });
 
@@ -67,6 +75,14 @@ describe("sizeProcess", () => {
   test("this Bun knows the collector option: a process started with it runs", () => {
     const child = Bun.spawnSync([process.execPath, "-e", "console.log('ran')"], { env: { ...process.env, ...SIZED }, stdout: "pipe", stderr: "pipe" });
     expect({ code: child.exitCode, out: child.stdout.toString().trim(), err: child.stderr.toString() }).toEqual({ code: 0, out: "ran", err: "" });
+  });
+
+  // A Bun whose allocator no longer read this variable would lose the setting without a word.
+  test("this Bun's allocator reads the purge delay from the environment", () => {
+    const env = { ...process.env, MIMALLOC_VERBOSE: "1", [PURGE_DELAY_VARIABLE]: "1234" };
+    const child = Bun.spawnSync([process.execPath, "-e", "0"], { env, stdout: "pipe", stderr: "pipe" });
+    expect(child.exitCode).toBe(0);
+    expect(`${child.stdout}${child.stderr}`).toMatch(/option 'purge_delay': 1234\b/);
   });
 
   test("an exec that fails leaves Bun's pool, said in one line", () => {
