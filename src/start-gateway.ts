@@ -214,7 +214,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   const readiness = createReadinessCheck({ database, redis: services.redis, draining: () => shutdown.draining });
 
   const reload = (): Config => reloadLogged(holder, requestLog);
-  const adminGate = config.adminToken ? createAdminGate({ token: config.adminToken }) : undefined;
+  const adminGate = config.adminToken ? createAdminGate({ token: config.adminToken, trustProxy: () => holder.current().trustProxy }) : undefined;
   const plugins: AnyElysia[] = [
     adminRoutes({ database, adminToken: config.adminToken, gate: adminGate, accounts: createAccountStore(database), routing: () => services.routingFor(holder.current()) }),
     handoffRoutes({ smartPlus }),

@@ -346,7 +346,7 @@ export const FileConfigSchema = t.Object(
           upstreamTimeoutMs: t.Optional(t.Integer({ minimum: 1 })),
           /** Calling the same model again after a transient failure (429, 5xx, 529, connection), before the first byte. */
           retries: t.Optional(RetriesSchema),
-          /** Believe `x-forwarded-host` / `x-forwarded-proto` (only behind a proxy that sets them); default false. */
+          /** Believe `x-forwarded-host` / `x-forwarded-proto` and the last `x-forwarded-for` entry (only behind a proxy that sets them); default false. */
           trustProxy: t.Optional(t.Boolean()),
           /** A stream with nothing to send for this long gets a keep-alive (Messages `ping`, an SSE comment otherwise), ms. */
           streamKeepaliveMs: t.Optional(t.Integer({ minimum: 100, maximum: 60_000 })),
@@ -386,7 +386,7 @@ export interface Config {
   readonly keyCacheTtlMs: number;
   readonly upstreamTimeoutMs: number;
   readonly retries: RetryPolicy;
-  /** Whether `x-forwarded-host` / `x-forwarded-proto` are believed (server.trustProxy). */
+  /** Whether `x-forwarded-host` / `x-forwarded-proto` and the last `x-forwarded-for` entry are believed (server.trustProxy). */
   readonly trustProxy: boolean;
   readonly streamKeepaliveMs: number;
   readonly streamIdleTimeoutMs: number;

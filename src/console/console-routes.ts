@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { Registry } from "prom-client";
 import consolePage from "./app/index.html";
 import { adminError } from "../ops/admin-error.ts";
-import { clientAddress, type AddressSource } from "../ops/client-address.ts";
+import type { AddressSource } from "../ops/client-address.ts";
 import type { AdminGate } from "../ops/create-admin-gate.ts";
 import { buildMetricsSnapshot } from "./build-metrics-snapshot.ts";
 import type { SessionStore } from "./create-session-store.ts";
@@ -89,7 +89,7 @@ export function consoleRoutes(deps: ConsoleRoutesDeps): Elysia {
       "/console/sign-in",
       async ({ request, server }: Context) => {
         if (!fromOwnOrigin(request)) return signInPage(403, "Sign in from the console's own page.");
-        const address = clientAddress(server, request);
+        const address = gate.addressOf(request, server);
         const token = await tokenOfForm(request);
         const verdict = gate.signIn(token ?? "", address);
         if (verdict !== true) {
@@ -107,7 +107,7 @@ export function consoleRoutes(deps: ConsoleRoutesDeps): Elysia {
     .post(
       "/console/sign-out",
       async ({ request, server }: Context) => {
-        const actor = await gate.check(request, clientAddress(server, request));
+        const actor = await gate.check(request, gate.addressOf(request, server));
         if (actor instanceof Response) return actor;
         const secret = sessionCookieOf(request);
         if (secret !== undefined) await sessions.remove(secret);
@@ -128,7 +128,7 @@ export function consoleRoutes(deps: ConsoleRoutesDeps): Elysia {
     .get(
       "/console/api/metrics",
       async ({ request, server }: Context) => {
-        const actor = await gate.check(request, clientAddress(server, request));
+        const actor = await gate.check(request, gate.addressOf(request, server));
         if (actor instanceof Response) return actor;
         const snapshot = await buildMetricsSnapshot(deps.registry);
         const known = new Map(snapshot.breakers.map((b) => [b.model, b.state]));

@@ -1,4 +1,5 @@
 import { adminError } from "./admin-error.ts";
+import { clientAddress, type AddressSource } from "./client-address.ts";
 import { bearerTokenOf, createTokenCheck } from "./create-token-check.ts";
 import { createFailureThrottle, type FailureThrottle } from "./create-failure-throttle.ts";
 
@@ -16,6 +17,8 @@ export interface GateSession {
 export type SessionLookup = (request: Request) => Promise<GateSession | null>;
 
 export interface AdminGate {
+  /** The address wrong tokens are counted against and the audit log names (`clientAddress`, with server.trustProxy). */
+  addressOf(request: Request, server: AddressSource | null | undefined): string;
   /** The caller, or the answer to send instead: 401, 403 (a write without its CSRF token), 429 (too many wrong tokens). */
   check(request: Request, address: string): Promise<AdminActor | Response>;
   /** The console's sign-in: the presented token, counted against the address like a wrong header. */
@@ -30,6 +33,11 @@ export interface AdminGateOptions {
   readonly maxFailures?: number;
   readonly windowMs?: number;
   readonly now?: () => number;
+  /**
+   * server.trustProxy, read per call (a config reload applies): behind a proxy every caller has the
+   * proxy's address, and ten wrong tokens from anyone would lock every operator out.
+   */
+  readonly trustProxy?: () => boolean;
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -82,6 +90,7 @@ export function createAdminGate(options: AdminGateOptions): AdminGate {
   }
 
   return {
+    addressOf: (request, server) => clientAddress(server, request, options.trustProxy?.() ?? false),
     async check(request, address) {
       if (request.headers.has("authorization")) {
         const verdict = verify(bearerTokenOf(request) ?? "", address);

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { adminError } from "./admin-error.ts";
-import { clientAddress, type AddressSource } from "./client-address.ts";
+import type { AddressSource } from "./client-address.ts";
 import { describeActor, type AdminGate } from "./create-admin-gate.ts";
 import type { AuditActor } from "../accounts/record-audit.ts";
 import { createTokenCheck } from "./create-token-check.ts";
@@ -47,7 +47,7 @@ export function opsRoutes(options: OpsRoutesOptions): Elysia {
   return app.post(
     "/admin/config/reload",
     async ({ request, server }: { request: Request; server: AddressSource | null }) => {
-      const address = clientAddress(server, request);
+      const address = gate.addressOf(request, server);
       const actor = await gate.check(request, address);
       if (actor instanceof Response) return actor;
       try {

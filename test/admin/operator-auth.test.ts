@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { DEFAULT_CONFIG } from "../../src/config/default-config.ts";
 import { createAdminGate } from "../../src/ops/create-admin-gate.ts";
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 import { DATABASE_HOOK_TIMEOUT_MS } from "../helpers/test-database.ts";
@@ -73,6 +74,9 @@ describe("wrong admin tokens are limited per client address", () => {
       expect(body.error.type).toBe("rate_limit_error");
       expect(body.error.message).toStartWith("too many wrong admin tokens from this address");
     }
+    // Without server.trustProxy a forwarded address is not believed: naming another gets nowhere.
+    const spoofed = await fetch(`${gw.url}/admin/accounts/acct_x`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "x-forwarded-for": "203.0.113.9" } });
+    expect(spoofed.status).toBe(429);
   });
 
   test("the count is per address and ends with its window", async () => {
@@ -86,5 +90,33 @@ describe("wrong admin tokens are limited per client address", () => {
     expect(((await gate.check(new Request("http://gw/admin/accounts"), "10.0.0.2")) as Response).status).toBe(401);
     now += 60_000;
     expect(await gate.check(request(ADMIN_TOKEN), "10.0.0.1")).toEqual({ kind: "token" });
+  });
+});
+
+describe("behind a proxy (server.trustProxy)", () => {
+  let behind: TestGateway;
+  beforeAll(async () => {
+    behind = await startTestGateway({ fileConfig: { ...DEFAULT_CONFIG, server: { ...DEFAULT_CONFIG.server, trustProxy: true } } });
+  }, DATABASE_HOOK_TIMEOUT_MS);
+  afterAll(() => behind.stop(), DATABASE_HOOK_TIMEOUT_MS);
+
+  // Every caller comes through the proxy: the socket's peer is the same for all of them.
+  const viaProxy = (client: string, token: string, init: RequestInit = {}) =>
+    fetch(`${behind.url}/admin/accounts`, {
+      ...init,
+      headers: { authorization: `Bearer ${token}`, "x-forwarded-for": `198.51.100.77, ${client}`, "content-type": "application/json" },
+    });
+
+  test("wrong tokens lock out the client the proxy names, not every operator behind it", async () => {
+    for (let i = 0; i < 10; i++) expect((await viaProxy("203.0.113.66", `wrong-${i}`)).status).toBe(401);
+    expect((await viaProxy("203.0.113.66", ADMIN_TOKEN)).status).toBe(429);
+    // The entries before the proxy's are the client's own: changing them changes nothing.
+    const created = await viaProxy("203.0.113.5", ADMIN_TOKEN, { method: "POST", body: JSON.stringify({ plan: "Starter", email: "behind-proxy@corp.test" }) });
+    expect(created.status).toBe(201);
+    const account = (await created.json()) as { id: string };
+    // The audit log names the client, not the proxy.
+    const audit = await fetch(`${behind.url}/admin/audit?account=${account.id}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "x-forwarded-for": "203.0.113.5" } });
+    const [entry] = ((await audit.json()) as { data: Array<{ action: string; address: string }> }).data;
+    expect(entry).toMatchObject({ action: "account.create", address: "203.0.113.5" });
   });
 });

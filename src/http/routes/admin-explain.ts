@@ -5,7 +5,7 @@ import { GatewayError } from "../../canonical/gateway-error.ts";
 import { WIRE_FORMATS, type WireFormat } from "../../canonical/wire-format.ts";
 import { wireApi } from "../../wire/wire-apis.ts";
 import { adminError as error, adminErrorOf } from "../../ops/admin-error.ts";
-import { clientAddress, type AddressSource } from "../../ops/client-address.ts";
+import type { AddressSource } from "../../ops/client-address.ts";
 import type { AdminGate } from "../../ops/create-admin-gate.ts";
 import type { Routing } from "../../routing/create-routing.ts";
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from "../../pipeline/exceeds-json-depth.ts";
@@ -109,7 +109,7 @@ export function adminExplainRoutes(gate: AdminGate, deps: AdminExplainDeps): Ely
   return new Elysia().post(
     "/admin/route/explain",
     async ({ request, server }: { request: Request; server: AddressSource | null }) => {
-      const actor = await gate.check(request, clientAddress(server, request));
+      const actor = await gate.check(request, gate.addressOf(request, server));
       if (actor instanceof Response) return actor;
       try {
         return await explain(request, deps);

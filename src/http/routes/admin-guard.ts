@@ -2,7 +2,7 @@ import type { AuditActor } from "../../accounts/record-audit.ts";
 import { describeDbError } from "../../db/sanitize-db-error.ts";
 import { GatewayError } from "../../canonical/gateway-error.ts";
 import { adminError, adminErrorOf } from "../../ops/admin-error.ts";
-import { clientAddress, type AddressSource } from "../../ops/client-address.ts";
+import type { AddressSource } from "../../ops/client-address.ts";
 import { describeActor, type AdminGate } from "../../ops/create-admin-gate.ts";
 import { readRequestUrl } from "../../pipeline/read-request-url.ts";
 
@@ -19,7 +19,7 @@ export type AdminContext = { request: Request; params: Record<string, string>; s
 export function adminGuard(gate: AdminGate): (handler: AdminHandler) => (context: AdminContext) => Promise<Response> {
   return (handler) =>
     async ({ request, params, server }) => {
-      const address = clientAddress(server, request);
+      const address = gate.addressOf(request, server);
       const actor = await gate.check(request, address);
       if (actor instanceof Response) return actor;
       try {
