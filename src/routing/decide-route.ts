@@ -92,13 +92,19 @@ function noModelFits(routing: Routing, tier: Tier, needs: ModelRequirements): Ga
   return fail("NoModelFits", `no model of the \`${tier}\` tier can serve this request (${reasons.join(", ")})`);
 }
 
+/**
+ * Whether `b` would store nothing `a` does not already say. The tool results last weighed
+ * (`escalation.seen`) are left out: they only keep a retried turn from moving the steps twice, and
+ * a turn that moved them changes `steps`, so it is written. A turn that did not (neutral results,
+ * or steps already at a bound) weighs the same again if retried, so an agent's ordinary tool turn
+ * costs no write.
+ */
 function samePin(a: ConversationPin, b: ConversationPin): boolean {
   return (
     a.model === b.model &&
     a.taskClass === b.taskClass &&
     a.baseEffort === b.baseEffort &&
     a.escalation.steps === b.escalation.steps &&
-    a.escalation.seen === b.escalation.seen &&
     (a.foreignTurns ?? 0) === (b.foreignTurns ?? 0)
   );
 }

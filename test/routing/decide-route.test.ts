@@ -96,6 +96,39 @@ describe("decideRoute", () => {
     expect(await step("e", "12 passed")).toMatchObject({ effort: "medium", escalation: { steps: 0 } });
   });
 
+  test("a tool turn that leaves the steps as they were writes no pin; one that moves them does, and its retry moves them no further", async () => {
+    const store = createMemoryPinStore(100);
+    const writes: number[] = [];
+    const set: typeof store.set = (key, pin, ttlMs) => {
+      writes.push(pin.escalation.steps);
+      return store.set(key, pin, ttlMs);
+    };
+    const r = routing({ pins: { ...store, set } });
+    const turn1 = ask("Add a cache to the user service");
+    await (await decide(r, turn1)).recordOutcome("sim-normal");
+    const history = [...turn1.messages];
+    const step = async (id: string, output: string) => {
+      history.push(assistant(toolCall(id, "Bash", `{"command":"bun test ${id}"}`)), user(toolResult(id, output)));
+      return answer(request([...history], { system, tools: [bashTool] }));
+    };
+    const answer = async (req: CanonicalRequest) => {
+      const d = await decide(r, req);
+      await d.recordOutcome(d.modelName);
+      return d.escalation.steps;
+    };
+    expect(await step("a", "README.md")).toBe(0);
+    expect(await step("b", "src/cache.ts")).toBe(0);
+    expect(writes).toEqual([0]);
+    expect(await step("c", "3 tests failed")).toBe(1);
+    expect(writes).toEqual([0, 1]);
+    // The same request again (a client's retry): the results it weighed are known, the steps stay.
+    expect(await answer(request([...history], { system, tools: [bashTool] }))).toBe(1);
+    expect(await step("d", "src/cache.ts")).toBe(1);
+    expect(writes).toEqual([0, 1]);
+    expect(await step("e", "all tests passed")).toBe(0);
+    expect(writes).toEqual([0, 1, 0]);
+  });
+
   test("a switch of model marks the turns answered before it, until the next switch", async () => {
     const r = routing();
     const turn1 = ask("Add a cache to the user service");
