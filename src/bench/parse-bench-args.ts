@@ -83,7 +83,7 @@ export const USAGE = `usage: bun run bench [options]
   --baseline <dir>        also run another checkout's gateway (<dir>/src/main.ts) as target baseline, in the same rounds
                           (with --database-url, on a database of its own on that server)
   --baseline-env <K=V>    set K=V in the baseline gateway's environment only (repeatable): with --baseline . the same
-                          code under two settings, e.g. --baseline-env MIMALLOC_PURGE_DELAY=10
+                          code under two settings, e.g. --baseline-env MIMALLOC_PURGE_DELAY=100
   --cpu-prof <dir>        profile the gateway (bun --cpu-prof); the .cpuprofile lands in <dir> when it stops
   --streams <n>           slow streams the open-streams row holds at once (default 10000)`;
 

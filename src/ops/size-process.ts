@@ -21,8 +21,8 @@ const OLD_GENERATION_RATIO = "0.75";
  * --sections paths,bodies,long-stream --baseline . --baseline-env MIMALLOC_PURGE_DELAY=100`): 1 MB
  * body 10.0 against 18.8 ms of CPU a request, 100 KB 1.27 against 2.15, the 2,000-event stream 2.40
  * against 3.79 µs an event beyond the bare proxy, small requests alike, peak RSS alike (258-271
- * against 255-260 MB); on Postgres + Redis against 10 ms, 145-154 against 149-152 MB. Never purging
- * halves the 1 MB body again but doubles the peak (575 MB). Set only where the environment does not.
+ * against 255-260 MB; on Postgres + Redis 152-155 against 153-159 MB). Never purging halves the
+ * 1 MB body again but doubles the peak (575 MB). Set only where the environment does not.
  */
 const PURGE_DELAY_VARIABLE = "MIMALLOC_PURGE_DELAY";
 const PURGE_DELAY_MS = "1000";
@@ -46,8 +46,8 @@ function ownCommand(): readonly string[] {
  * open-file limit goes to its hard limit (two sockets per stream; the hard limit itself is raised when
  * the process may), and Bun's fetch pool, JSC's collector setting and the allocator's purge delay,
  * which are read from the environment only at start, are set by replacing this process with itself
- * under those variables (execve: same pid, so a supervisor's signals still reach it). Returns only when no exec was
- * needed, or when it failed; what could not be set comes back as one line each.
+ * under those variables (execve: same pid, so a supervisor's signals still reach it). Returns only
+ * when no exec was needed, or when it failed; what could not be set comes back as one line each.
  */
 export function sizeProcess(maxUpstreamRequests: number, libc: Libc | string, env: Readonly<Record<string, string | undefined>> = process.env): ProcessSizing {
   const warnings: string[] = [];
