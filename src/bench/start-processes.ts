@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { Child, ChildGroup } from "./child-group.ts";
+import { bareProxyEnv } from "./bare-proxy-env.ts";
 import { createBenchAccount } from "./create-bench-account.ts";
 import { findFreePort } from "./find-free-port.ts";
 import { readProcessMemory } from "./read-process-memory.ts";
@@ -62,7 +63,7 @@ export async function startProcesses(group: ChildGroup, options: StartOptions): 
   const bare = group.spawn(
     "bare proxy",
     [process.execPath, "run", join(ROOT, "src/bench/bare-proxy.ts")],
-    { ...process.env, BARE_PORT: String(barePort), BARE_HOST: BENCH_HOST, BARE_UPSTREAM: sim.url },
+    bareProxyEnv(process.env, barePort, sim.url),
     { server: true },
   );
 

@@ -29,6 +29,17 @@ const PURGE_DELAY_MS = "1000";
 /** Descriptors besides the streams' two sockets each: listeners, database, logs, Redis, files. */
 const RESERVED_FILES = 256;
 
+/**
+ * The runtime's own tuning start-up adds to the environment (the collector and the allocator), each
+ * where `env` does not set it: what the gateway runs under, and the bench's bare proxy with it.
+ */
+export function runtimeTuning(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  return {
+    [OLD_GENERATION_VARIABLE]: env[OLD_GENERATION_VARIABLE] ?? OLD_GENERATION_RATIO,
+    [PURGE_DELAY_VARIABLE]: env[PURGE_DELAY_VARIABLE] ?? PURGE_DELAY_MS,
+  };
+}
+
 /** What start-up says about the process's limits: one line, plus one for each limit it could not set. */
 export interface ProcessSizing {
   readonly info: string;
@@ -74,12 +85,7 @@ export function sizeProcess(maxUpstreamRequests: number, libc: Libc | string, en
   if (!poolSized || env[OLD_GENERATION_VARIABLE] === undefined || env[PURGE_DELAY_VARIABLE] === undefined) {
     if (typeof libc !== "string") {
       const command = ownCommand();
-      libc.exec(command[0]!, command, {
-        ...env,
-        [FETCH_POOL_VARIABLE]: wanted,
-        [OLD_GENERATION_VARIABLE]: env[OLD_GENERATION_VARIABLE] ?? OLD_GENERATION_RATIO,
-        [PURGE_DELAY_VARIABLE]: env[PURGE_DELAY_VARIABLE] ?? PURGE_DELAY_MS,
-      });
+      libc.exec(command[0]!, command, { ...env, [FETCH_POOL_VARIABLE]: wanted, ...runtimeTuning(env) });
     }
   }
   // Without an exec the collector keeps JSC's default, which is said nowhere: it costs memory, not a limit.
