@@ -18,6 +18,8 @@ import { buildBodyScenarios, buildLongStreamScenarios, buildScenarios, type Benc
 import { startProcesses, type BenchProcesses } from "../bench/start-processes.ts";
 import { openDatabase } from "../db/client.ts";
 import { answerInfoFlags } from "../ops/answer-info-flags.ts";
+import { loadLibc } from "../ops/load-libc.ts";
+import { tuneRuntime } from "../ops/size-process.ts";
 import { migrateDatabase } from "../db/migrate.ts";
 
 const OPEN_STREAMS_HOLDS = 2;
@@ -205,6 +207,8 @@ try {
   if (args.help) {
     console.log(USAGE);
   } else {
+    // The cost section runs in this process: under the gateway's runtime tuning, as the gateway does.
+    tuneRuntime(loadLibc());
     await bench(args);
   }
 } catch (error) {

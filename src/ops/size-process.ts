@@ -40,6 +40,18 @@ export function runtimeTuning(env: Readonly<Record<string, string | undefined>>)
   };
 }
 
+/**
+ * Replaces this process with itself under `runtimeTuning` where the environment lacks any of it
+ * (execve, same pid): for the bench, whose in-process parts should run as the gateway does.
+ * Returns when nothing was needed, or when the exec could not be made.
+ */
+export function tuneRuntime(libc: Libc | string, env: Readonly<Record<string, string | undefined>> = process.env): void {
+  const tuning = runtimeTuning(env);
+  if (typeof libc === "string" || Object.keys(tuning).every((name) => env[name] !== undefined)) return;
+  const command = ownCommand();
+  libc.exec(command[0]!, command, { ...env, ...tuning });
+}
+
 /** What start-up says about the process's limits: one line, plus one for each limit it could not set. */
 export interface ProcessSizing {
   readonly info: string;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { loadLibc, type Libc } from "../../src/ops/load-libc.ts";
-import { sizeProcess } from "../../src/ops/size-process.ts";
+import { sizeProcess, tuneRuntime } from "../../src/ops/size-process.ts";
 
 /** The variable Bun reads its fetch pool size from, once, at start. */
 const FETCH_POOL_VARIABLE = "BUN_CONFIG_MAX_HTTP_REQUESTS";
@@ -141,5 +141,21 @@ describe("sizeProcess", () => {
     expect(out.ok).toBe(true);
     expect(out.now).toEqual({ soft: out.hard - 2, hard: out.hard - 1 });
     expect(out.proc.split(/\s{2,}/).slice(1, 3).map(Number)).toEqual([out.hard - 2, out.hard - 1]);
+  });
+});
+
+describe("tuneRuntime", () => {
+  test("without the runtime tuning: replaced by itself with it added, the rest of the environment kept", () => {
+    const { libc, execs } = fakeLibc({ soft: 1024, hard: 1024 });
+    tuneRuntime(libc, { PATH: "/usr/bin", [PURGE_DELAY_VARIABLE]: "100" });
+    expect(execs.map((exec) => exec.env)).toEqual([{ PATH: "/usr/bin", [OLD_GENERATION_VARIABLE]: "0.75", [PURGE_DELAY_VARIABLE]: "100" }]);
+    expect(execs[0]!.path).toBe(process.execPath);
+  });
+
+  test("with both set, or no C library: nothing happens", () => {
+    const { libc, execs } = fakeLibc({ soft: 1024, hard: 1024 });
+    tuneRuntime(libc, { [OLD_GENERATION_VARIABLE]: "0.5", [PURGE_DELAY_VARIABLE]: "100" });
+    expect(execs).toEqual([]);
+    expect(() => tuneRuntime("not on Linux (darwin)", {})).not.toThrow();
   });
 });
