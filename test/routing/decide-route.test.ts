@@ -192,23 +192,26 @@ describe("decideRoute", () => {
     expect([d1.taskClass, d1.rule, d1.effort, d2.cached, asked]).toEqual(["planning", "llm", "max", true, 1]);
   });
 
-  test("a warm decision stays cheap", async () => {
-    const r = routing();
+  // Its time is the bench's to measure (the cost section's routing row, p50 target 50 µs), not a
+  // test's: what keeps it cheap is that a warm decision comes from the decision cache and reads one pin.
+  test("a warm decision of a long request comes from the decision cache and reads one pin", async () => {
+    const store = createMemoryPinStore(100);
+    let reads = 0;
+    const get: typeof store.get = (key, ttlMs) => {
+      reads++;
+      return store.get(key, ttlMs);
+    };
+    const r = routing({ pins: { ...store, get } });
     const long = request([user(`Refactor this module please\n${"const x = 1;\n".repeat(20_000)}`)], {
       system: [{ type: "text", text: "s".repeat(30_000) }],
       tools: Array.from({ length: 25 }, () => bashTool),
     });
-    await decide(r, long);
-    const times: number[] = [];
-    for (let i = 0; i < 2_000; i++) {
-      const started = Bun.nanoseconds();
-      await decide(r, long, `acc${i}`);
-      times.push(Bun.nanoseconds() - started);
+    const first = await decide(r, long);
+    expect(first.cached).toBe(false);
+    for (let i = 0; i < 20; i++) {
+      expect(await decide(r, long, `acc${i}`)).toMatchObject({ cached: true, taskClass: first.taskClass, modelName: first.modelName });
     }
-    times.sort((a, b) => a - b);
-    const p50us = times[times.length >> 1]! / 1_000;
-    // The budget is 50 µs on an idle machine; the bound here leaves room for a busy CI box.
-    expect(p50us).toBeLessThan(250);
+    expect(reads).toBe(21);
   });
 });
 
