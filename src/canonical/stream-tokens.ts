@@ -13,3 +13,8 @@ export interface StreamTokens {
   /** The tokens of the text the client was sent, counted by the gateway (only when needed). */
   sentTokens(): number;
 }
+
+/** A stream's tokens: `counted` tallies the text sent (counted only when asked), the usages as the upstream reported them. */
+export function streamTokens(counted: { tokens(): number }, usage: Usage | undefined, startUsage: Usage | undefined): StreamTokens {
+  return { sentTokens: () => counted.tokens(), ...(usage ? { usage } : {}), ...(startUsage ? { startUsage } : {}) };
+}

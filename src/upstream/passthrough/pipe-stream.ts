@@ -1,6 +1,6 @@
 import { CONTENT_FILTERED_ERROR } from "../../canonical/content-filtered.ts";
 import type { GatewayError } from "../../canonical/gateway-error.ts";
-import type { StreamTokens } from "../../canonical/stream-tokens.ts";
+import { streamTokens, type StreamTokens } from "../../canonical/stream-tokens.ts";
 import type { Usage } from "../../canonical/usage.ts";
 import type { WireApi } from "../../wire/wire-api.ts";
 import { asBuffer } from "../as-buffer.ts";
@@ -231,24 +231,16 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
   const report = (clientAborted: boolean, failure?: string, usage?: Usage): void => {
     if (reported) return;
     reported = true;
-    const final = usage ?? inspector.usage;
-    const start = inspector.startUsage;
     request.onEnd?.({
+      ...streamTokens(inspector.text, usage ?? inspector.usage, inspector.startUsage),
       clientAborted,
-      sentTokens: () => inspector.text.tokens(),
       ...(failure !== undefined ? { failure } : {}),
-      ...(final ? { usage: final } : {}),
-      ...(start ? { startUsage: start } : {}),
       ...(kept && !clientAborted && failure === undefined ? { chunks: kept } : {}),
     });
   };
 
   /** What `report` passes of the tokens, for a stream whose upstream has ended. */
-  const endedTokens = (): StreamTokens => {
-    const final = inspector.usage;
-    const start = inspector.startUsage;
-    return { sentTokens: () => inspector.text.tokens(), ...(final ? { usage: final } : {}), ...(start ? { startUsage: start } : {}) };
-  };
+  const endedTokens = (): StreamTokens => streamTokens(inspector.text, inspector.usage, inspector.startUsage);
 
   /** The format's error event, numbered after the last event sent (Responses). */
   const errorEvent = (error: GatewayError): Buffer => Buffer.from(api.encodeStreamError(error, lastSequenceNumber([latest, previous]) + 1));

@@ -2,7 +2,7 @@ import { CONTENT_FILTERED } from "../../canonical/content-filtered.ts";
 import { fail, type GatewayError, gatewayErrorOf } from "../../canonical/gateway-error.ts";
 import type { CanonicalResponse } from "../../canonical/response.ts";
 import type { StreamEvent } from "../../canonical/stream-event.ts";
-import type { StreamTokens } from "../../canonical/stream-tokens.ts";
+import { streamTokens, type StreamTokens } from "../../canonical/stream-tokens.ts";
 import { collectStreamResponse, newStreamCollector, type StreamCollector } from "../../cache/collect-stream-response.ts";
 import type { Usage } from "../../canonical/usage.ts";
 import type { ClientFormat, EncodeContext } from "../../wire/client-format.ts";
@@ -170,8 +170,7 @@ function encodeEvents(t: Translation, events: readonly StreamEvent[], format: Cl
 
 /** What `report` passes of the tokens, once the stream has ended. */
 function endedTokens(t: Translation): StreamTokens {
-  const { usage, startUsage } = t.outcome;
-  return { sentTokens: () => t.text.tokens(), ...(usage ? { usage } : {}), ...(startUsage ? { startUsage } : {}) };
+  return streamTokens(t.text, t.outcome.usage, t.outcome.startUsage);
 }
 
 /** The canonical error event that ends a stream the gateway gives up on. */
