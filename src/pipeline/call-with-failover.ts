@@ -5,6 +5,7 @@ import type { CircuitBreaker } from "../routing/circuit-breaker.ts";
 import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
 import { callModel, type ModelAnswer, type ModelCall } from "./call-model.ts";
 import { retryDelay } from "./retry-delay.ts";
+import { refusesThinkingHistory } from "./refuses-thinking-history.ts";
 
 export interface Candidate {
   readonly name: string;
@@ -24,7 +25,16 @@ export interface Answered {
   readonly answer: ModelAnswer;
   readonly candidate: Candidate;
   readonly attempts: number;
+  /** The answer came once the history's thinking was left out, an upstream having refused it as another model's. */
+  readonly thinkingLeftOut: boolean;
 }
+
+/**
+ * The call as it goes once an upstream has refused the history's thinking: a pinned model that
+ * names no model, so every candidate is treated as another model than the one that wrote the
+ * thinking, and gets the history without it (as on a known switch).
+ */
+const UNKNOWN_AUTHOR = "";
 
 export interface FailoverOptions {
   readonly providers: Readonly<Record<string, ResolvedProvider>>;
@@ -90,10 +100,13 @@ interface RetryBudget {
  * the same model again after a back-off that honours the upstream's `retry-after`, while the
  * request's retry budget (attempts, and time since the first call) lasts; then the next model is
  * tried. The breaker sees each model's final outcome only. A failure that another model cannot
- * fix (a bad request, the client gone) ends the search at once. Nothing has reached the client
- * before an answer is returned.
+ * fix (a bad request, the client gone) ends the search at once, but for a refusal of the history's
+ * thinking: with no pin, or a stale one, the gateway cannot know that another model wrote it, so
+ * the same model is called once more without it. Nothing has reached the client before an answer
+ * is returned.
  */
-export async function callWithFailover(call: ModelCall, candidates: readonly Candidate[], options: FailoverOptions): Promise<Answered> {
+export async function callWithFailover(first: ModelCall, candidates: readonly Candidate[], options: FailoverOptions): Promise<Answered> {
+  let call = first;
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? sleepUnlessGone;
   const policy = options.retries;
@@ -109,17 +122,23 @@ export async function callWithFailover(call: ModelCall, candidates: readonly Can
       if (!(outcome instanceof GatewayError)) {
         breaker?.recordSuccess(candidate.name);
         options.onAttempt?.({ candidate });
-        return { answer: outcome, candidate, attempts };
+        return { answer: outcome, candidate, attempts, thinkingLeftOut: call !== first };
       }
       const error = outcome;
       const wait = policy && error.transient && budget.left > 0 ? retryDelay(policy, retry, error.retryAfterMs) : undefined;
       const retrying = wait !== undefined && now() + wait <= budget.until;
-      options.onAttempt?.({ candidate, error, retrying });
       if (retrying) {
+        options.onAttempt?.({ candidate, error, retrying });
         budget.left--;
         if (!(await sleep(wait, call.client))) throw fail("ClientClosed", "client closed the request");
         continue;
       }
+      if (call === first && refusesThinkingHistory(error) && hasThinking(call)) {
+        options.onAttempt?.({ candidate, error, retrying: true });
+        call = { ...call, pinnedModel: UNKNOWN_AUTHOR, foreignTurns: 0 };
+        continue;
+      }
+      options.onAttempt?.({ candidate, error, retrying: false });
       // The model answered (the request was bad) or the client left: not the model's failure.
       if (error.retryable) breaker?.recordFailure(candidate.name);
       else if (error.status !== 499) breaker?.recordSuccess(candidate.name);
@@ -132,6 +151,15 @@ export async function callWithFailover(call: ModelCall, candidates: readonly Can
     throw fail("NoModelAvailable", "every model of this tier is failing; try again shortly", { headers: { "retry-after": "5", "x-should-retry": "true" } });
   }
   throw noCandidateAnswered(last, attempts);
+}
+
+/** Whether the request's history holds thinking that leaving it out would change. */
+function hasThinking(call: ModelCall): boolean {
+  try {
+    return call.canonical().value.messages.some((message) => message.content.some((part) => part.type === "thinking" || part.type === "redacted_thinking"));
+  } catch {
+    return false;
+  }
 }
 
 /** One call of one model: its answer, or the GatewayError it failed with. */

@@ -205,6 +205,8 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
   let answeredHeaders: Record<string, string> = {};
   /** The usage of a stream that ended normally, billed and counted before its last bytes. */
   let billed: Usage | undefined;
+  /** The answer came only without the history's thinking: the pin says so (see callWithFailover). */
+  let thinkingLeftOut = false;
   const call: ModelCall = {
     format,
     tier,
@@ -223,7 +225,7 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
     collect: store !== undefined,
     pinnedModel: route.pinnedModel,
     foreignTurns: route.foreignTurns,
-    ...(api.conversationIds ? { onResponseId: (name: string, id: string) => route.pin(name, id), ...historyAccess(s) } : {}),
+    ...(api.conversationIds ? { onResponseId: (name: string, id: string) => route.pin(name, id, thinkingLeftOut), ...historyAccess(s) } : {}),
     onStreamEnd: (outcome) => {
       void lease.release();
       const whole = outcome.response ?? outcome.raw;
@@ -238,7 +240,7 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
       });
     },
   };
-  const { answer, candidate, attempts } = await callWithFailover(call, route.candidates, {
+  const answered = await callWithFailover(call, route.candidates, {
     providers: deps.providers,
     clientHeaders: s.request.headers,
     breaker: deps.routing.breaker,
@@ -253,6 +255,8 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
       if (report.error?.retryable && !report.retrying) deps.metrics?.failover(report.candidate.name);
     },
   });
+  const { answer, candidate, attempts } = answered;
+  thinkingLeftOut = answered.thinkingLeftOut;
   fields.attempts = attempts;
   fields.effort = answer.effort;
   fields.warnings.push(...answer.warnings);
@@ -260,7 +264,7 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
   // A later `previous_response_id` names this answer: pin under its id too (a stream's is pinned
   // at its end, by `onResponseId`).
   const responseId = answer.body instanceof ReadableStream ? undefined : api.conversationIds?.readFrom(answer.body);
-  route.pin(candidate.name, responseId);
+  route.pin(candidate.name, responseId, thinkingLeftOut);
   const headers: Record<string, string> = { ...lease.headers, ...answeredHeaders, "content-type": answer.contentType };
   if (s.stream) headers["cache-control"] = "no-cache";
   // What a translated answer held that the caller's format cannot (docs/translation.md).

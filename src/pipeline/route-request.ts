@@ -19,8 +19,11 @@ export interface Route {
   readonly candidates: readonly Candidate[];
   readonly pinnedModel: string | null;
   readonly foreignTurns: number;
-  /** Pins the conversation to the model that answered (fire and forget); Responses: also under the answer's id. */
-  pin(modelName: string, responseId?: string): void;
+  /**
+   * Pins the conversation to the model that answered (fire and forget); Responses: also under the
+   * answer's id. `historyForeign`: it answered only without the history's thinking.
+   */
+  pin(modelName: string, responseId?: string, historyForeign?: boolean): void;
 }
 
 /** Chat `n` > 1 on a tier none of whose fitting models speaks Chat: refused rather than answered with one choice. */
@@ -59,6 +62,6 @@ export async function routeRequest(
     candidates: decision.candidates.map((c) => ({ name: c.name, model: c.model, effort: decision.effort })),
     pinnedModel: decision.pinnedModel,
     foreignTurns: decision.foreignTurns,
-    pin: (modelName, responseId) => void decision.recordOutcome(modelName, { responseId }).catch(() => {}),
+    pin: (modelName, responseId, historyForeign) => void decision.recordOutcome(modelName, { responseId, historyForeign }).catch(() => {}),
   };
 }

@@ -33,6 +33,8 @@ export interface DecideRouteInput {
 export interface RecordOutcomeOptions {
   /** Responses: the id of the answer, so a later `previous_response_id` finds this conversation. */
   readonly responseId?: string | undefined;
+  /** The answer came only without the history's thinking (an upstream refused it as another model's): every assistant turn so far is foreign. */
+  readonly historyForeign?: boolean | undefined;
 }
 
 export interface RoutingDecision {
@@ -155,7 +157,7 @@ export async function decideRoute(routing: Routing, input: DecideRouteInput): Pr
     cached: classified?.cached ?? true,
     async recordOutcome(modelThatAnswered, options = {}) {
       // A switch makes every assistant turn so far another model's; on the same model they stay so.
-      const foreignTurns = !pin ? 0 : pin.model === modelThatAnswered ? (pin.foreignTurns ?? 0) : assistantTurns(request);
+      const foreignTurns = options.historyForeign ? assistantTurns(request) : !pin ? 0 : pin.model === modelThatAnswered ? (pin.foreignTurns ?? 0) : assistantTurns(request);
       const next: ConversationPin = {
         model: modelThatAnswered,
         taskClass: pick.taskClass,

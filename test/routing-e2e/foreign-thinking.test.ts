@@ -112,6 +112,29 @@ describe("Messages client", () => {
     ]);
   });
 
+  test("a history the gateway holds no pin for (a lost pin): another model's refusal of the thinking is retried without it, and the next turn goes straight", async () => {
+    const chat = messagesConversation("messages");
+    // A session header of its own makes each its own conversation: the second finds no pin.
+    const before = { "x-session-id": `before-${++n}` };
+    const after = { "x-session-id": `after-${n}` };
+    expect(await chat.say(`Explain how the queue drains, take ${n}`, before)).toMatchObject({ status: 200, model: FIRST });
+
+    const mark = simMark(gw);
+    const second = await chat.say("What if it backs up?", { ...after, ...failFirst });
+    expect(second).toMatchObject({ status: 200, model: SECOND });
+    // The second model refused the first one's thinking (nothing said it was foreign); sent again without it.
+    expect(thinkingSentSince(mark)).toEqual([
+      { model: FIRST, thinking: 1 },
+      { model: SECOND, thinking: 1 },
+      { model: SECOND, thinking: 0 },
+    ]);
+
+    // Pinned now, with the turn before the switch known as foreign: its thinking is stripped at once, the second model's own kept.
+    const next = simMark(gw);
+    expect(await chat.say("And how is that reported?", after)).toMatchObject({ status: 200, model: SECOND, source: "sticky" });
+    expect(thinkingSentSince(next)).toEqual([{ model: SECOND, thinking: 1 }]);
+  });
+
   test("a tool loop that switched models goes on on the new model", async () => {
     const chat = messagesConversation("messages");
     await chat.say(`Run the tests of the parser, take ${++n} [sim tool=${RUN_TESTS.name} args={"path":"parser"}]`);
