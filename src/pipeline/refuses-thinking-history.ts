@@ -3,9 +3,10 @@ import type { GatewayError } from "../canonical/gateway-error.ts";
 /**
  * What a Messages upstream says when the thinking in a request's history is not its own: "Invalid
  * `signature` in `thinking` block", "each thinking block must contain thinking", "thinking blocks
- * in the latest assistant message cannot be modified" (../shared/wire-formats.md, thinking).
+ * in the latest assistant message cannot be modified".
  */
-const THINKING_REFUSAL = /signature|thinking`? blocks?\b/i;
+// `\x60` is a backquote: "`thinking` or `redacted_thinking` blocks".
+const THINKING_REFUSAL = /signature|thinking\x60? blocks?\b/i;
 
 /**
  * Whether an upstream refused a request (400) for the thinking blocks in its history: signed by
