@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { RedisClient } from "bun";
 import { createRedisLink, RedisUnavailableError, type RedisLink, type RedisStateChange } from "../../src/redis/create-redis-link.ts";
 import { startRedisProxy, type RedisProxy } from "../helpers/redis-proxy.ts";
 import { rejectionOf } from "../helpers/rejection-of.ts";
@@ -113,5 +114,32 @@ describe("the Redis link", () => {
     expect(link!.up).toBe(false);
     expect(await link!.check()).toBe(false);
     expect(changes).toHaveLength(1);
+  });
+
+  test("commands sent by the tasks of one event-loop turn reach Redis together, as one read of the server's", async () => {
+    // The server's own counts (read, never changed): a command written on its own is a read of its own.
+    const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+    const admin = new RedisClient(url);
+    const stats = async () => {
+      const text = String(await admin.send("INFO", ["stats"]));
+      const count = (name: string) => Number(new RegExp(`${name}:(\\d+)`).exec(text)?.[1]);
+      return { reads: count("total_reads_processed"), commands: count("total_commands_processed") };
+    };
+    link = createRedisLink({ url });
+    expect(await link.send("PING", [])).toBe("PONG");
+    const reads: number[] = [];
+    for (let trial = 0; trial < 3; trial++) {
+      const before = await stats();
+      // As requests do: each its own task (here setImmediate callbacks, all in one turn).
+      const sent = Array.from({ length: 40 }, () => new Promise((resolve) => setImmediate(() => resolve(link!.send("GET", ["routelane-test:absent"])))));
+      expect(await Promise.all(sent)).toEqual(Array.from({ length: 40 }, () => null));
+      const after = await stats();
+      // Less the INFO that read `after`.
+      expect(after.commands - before.commands - 1).toBeGreaterThanOrEqual(40);
+      reads.push(after.reads - before.reads - 1);
+    }
+    admin.close();
+    // Sent one by one, the 40 took 22 reads at the median before; gathered, one (another client of the shared server may add one).
+    expect(reads.sort((a, b) => a - b)[1]).toBeLessThanOrEqual(2);
   });
 });
