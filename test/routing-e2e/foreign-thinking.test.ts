@@ -44,6 +44,8 @@ function messagesConversation(format: "messages") {
       messages.push({ role: "user", content: calls.map((c) => ({ type: "tool_result", tool_use_id: c.id, content: text })) });
       return send(headers);
     },
+    /** The history so far with a new user turn, as a client would send it next. */
+    withTurn: (text: string) => [...messages, { role: "user", content: text }],
   };
 }
 
@@ -135,6 +137,29 @@ describe("Messages client", () => {
     expect(thinkingSentSince(next)).toEqual([{ model: SECOND, thinking: 1 }]);
   });
 
+  test("a lost pin, streamed: the refusal comes before the first event, so the client gets the stream without it", async () => {
+    const chat = messagesConversation("messages");
+    const before = { "x-session-id": `before-${++n}` };
+    expect(await chat.say(`Explain how the index warms up, take ${n}`, before)).toMatchObject({ status: 200, model: FIRST });
+    const mark = simMark(gw);
+    const response = await post(
+      gw,
+      "messages",
+      { model: "normal", max_tokens: 1024, stream: true, messages: chat.withTurn("What if it falls behind?") },
+      { "x-session-id": `after-${n}`, ...failFirst },
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-router-model")).toBe(SECOND);
+    const events = await response.text();
+    expect(events).toContain("event: message_stop");
+    expect(events).not.toContain("event: error");
+    expect(thinkingSentSince(mark)).toEqual([
+      { model: FIRST, thinking: 1 },
+      { model: SECOND, thinking: 1 },
+      { model: SECOND, thinking: 0 },
+    ]);
+  });
+
   test("a tool loop that switched models goes on on the new model", async () => {
     const chat = messagesConversation("messages");
     await chat.say(`Run the tests of the parser, take ${++n} [sim tool=${RUN_TESTS.name} args={"path":"parser"}]`);
@@ -180,5 +205,21 @@ describe("Responses client (translated to the Messages models)", () => {
     const next = simMark(gw);
     expect(await send(input)).toMatchObject({ status: 200, model: SECOND, source: "sticky" });
     expect(thinkingSentSince(next)).toEqual([{ model: SECOND, thinking: 1 }]);
+  });
+
+  test("a lost pin: the second model's refusal of the first one's reasoning is retried without it, 200", async () => {
+    const input: unknown[] = [{ role: "user", content: `Explain how the queue warms up, take ${++n}` }];
+    const first = await send(input, { "x-session-id": `before-${n}` });
+    expect(first).toMatchObject({ status: 200, model: FIRST });
+    input.push(...first.output, { role: "user", content: "And how does it drain?" });
+
+    const mark = simMark(gw);
+    const second = await send(input, { "x-session-id": `after-${n}`, ...failFirst });
+    expect(second).toMatchObject({ status: 200, model: SECOND });
+    expect(thinkingSentSince(mark)).toEqual([
+      { model: FIRST, thinking: 1 },
+      { model: SECOND, thinking: 1 },
+      { model: SECOND, thinking: 0 },
+    ]);
   });
 });
