@@ -27,7 +27,8 @@ import type { GatewayDeps } from "./gateway-deps.ts";
 import { newRequestId } from "./new-request-id.ts";
 import { readJsonBodyWithText, type ReadJsonBody } from "./read-json-body.ts";
 import { renderError, toGatewayError } from "./render-error.ts";
-import { routeRequest } from "./route-request.ts";
+import { readRequestPin, routeRequest } from "./route-request.ts";
+import type { PinRead } from "../routing/decide-route.ts";
 import { routerHeaders } from "./router-headers.ts";
 import { trackRequest, type RequestTracker } from "./track-request.ts";
 import type { JsonObject } from "../canonical/json-object.ts";
@@ -50,6 +51,10 @@ interface Served {
   readonly read: ReadJsonBody;
   readonly tier: Tier;
   readonly stream: boolean;
+  /** The body in the canonical model, decoded once when first asked for. */
+  readonly decode: () => Converted<CanonicalRequest>;
+  /** The conversation's pin, its read begun before the plan slot was awaited (absent for a Smart+ turn). */
+  readonly pinRead: PinRead | undefined;
 }
 
 /**
@@ -102,11 +107,17 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     deps.logBody?.(requestId, body);
     const tier = resolveTier(typeof body.model === "string" ? body.model : undefined, principal);
     track.fields.tier = tier;
+    let canonical: Converted<CanonicalRequest> | undefined;
+    const decode = (): Converted<CanonicalRequest> => (canonical ??= api.client.decodeRequest(body));
+    const smartPlus = tier === "smart-plus" && deps.smartPlus !== undefined;
+    // The pin is read while the request waits for its plan slot: with Redis, one round trip where
+    // there were two in a row (a turn answered from the response cache has read it for nothing).
+    const pinRead = smartPlus ? undefined : readRequestPin(deps, request.headers, principal, tier, decode);
     // Only a request that will be served is counted: a refused body or tier costs no limit.
     lease = await acquireLease(deps, principal);
     headers = { ...lease.headers };
-    const served: Served = { format, api, request, span, deps, requestId, track, lease, principal, body, read, tier, stream };
-    if (tier === "smart-plus" && deps.smartPlus) return await smartPlusTurn(served, headers);
+    const served: Served = { format, api, request, span, deps, requestId, track, lease, principal, body, read, tier, stream, decode, pinRead };
+    if (smartPlus) return await smartPlusTurn(served, headers);
     const slot = cacheSlot(served);
     const hit = slot?.lookup ? await serveFromCache(served, slot, headers) : null;
     if (hit) return hit;
@@ -191,12 +202,10 @@ async function serveFromCache(s: Served, slot: CacheSlot, headers: Record<string
 
 /** Routes the request and calls the candidates; `setHeaders` keeps the caller's error headers current. */
 async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeaders: (headers: Record<string, string>) => void): Promise<Response> {
-  const { format, api, requestId, tier, track, lease, deps, span } = s;
+  const { format, api, requestId, tier, track, lease, deps, span, decode } = s;
   const { fields } = track;
-  let canonical: Converted<CanonicalRequest> | undefined;
-  const decode = (): Converted<CanonicalRequest> => (canonical ??= api.client.decodeRequest(s.body));
   const routing = span.child("routing", { "routelane.tier": tier });
-  const route = await routeRequest(deps, format, s.request.headers, s.principal, tier, decode).finally(() => routing.end());
+  const route = await routeRequest(deps, format, s.request.headers, s.principal, tier, decode, s.pinRead).finally(() => routing.end());
   fields.source = route.source;
   if (route.taskClass) fields.taskClass = route.taskClass;
   // An error before any model was called (every breaker open) names none: `x-router-model` is the model that answered.

@@ -4,7 +4,7 @@ import { GatewayError, fail } from "../canonical/gateway-error.ts";
 import type { CanonicalRequest } from "../canonical/request.ts";
 import type { Tier } from "../canonical/tier.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
-import { decideRoute, type RoutingDecision } from "../routing/decide-route.ts";
+import { decideRoute, readPinAhead, type PinRead, type RoutingDecision } from "../routing/decide-route.ts";
 import { readSessionId } from "../routing/read-session-id.ts";
 import { requiredApis } from "../routing/required-apis.ts";
 import type { Candidate } from "./call-with-failover.ts";
@@ -35,7 +35,13 @@ function choicesUnavailable(tier: Tier): GatewayError {
   );
 }
 
-/** The routing decision: classification, conversation and breaker. */
+/** Begins reading the request's conversation pin, for `routeRequest` to finish (see readPinAhead). */
+export function readRequestPin(deps: GatewayDeps, headers: Headers, principal: { readonly accountId: string }, tier: Tier, decode: () => Converted<CanonicalRequest>): PinRead {
+  const request = decode().value;
+  return readPinAhead(deps.routing, { principal, tier, request, sessionId: readSessionId(headers, request) });
+}
+
+/** The routing decision: classification, conversation and breaker; `pinRead`, the pin as `readRequestPin` began to read it. */
 export async function routeRequest(
   deps: GatewayDeps,
   format: WireFormat,
@@ -43,13 +49,14 @@ export async function routeRequest(
   principal: { readonly accountId: string },
   tier: Tier,
   decode: () => Converted<CanonicalRequest>,
+  pinRead?: PinRead,
 ): Promise<Route> {
   const { routing } = deps;
   const request = decode().value;
   const apis = requiredApis(format, request);
   let decision: RoutingDecision;
   try {
-    decision = await decideRoute(routing, { principal, tier, request, format, apis, sessionId: readSessionId(headers, request) });
+    decision = await decideRoute(routing, { principal, tier, request, format, apis, sessionId: readSessionId(headers, request), pinRead });
   } catch (error) {
     throw apis && error instanceof GatewayError && error.code === "no_model_available" ? choicesUnavailable(tier) : error;
   }

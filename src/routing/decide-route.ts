@@ -28,6 +28,24 @@ export interface DecideRouteInput {
   readonly apis?: readonly WireFormat[] | undefined;
   /** Explain: no llm call, nothing written to the decision cache. */
   readonly dryRun?: boolean;
+  /** The conversation's pin as `readPinAhead` began to read it for this request; read here otherwise. */
+  readonly pinRead?: PinRead | undefined;
+}
+
+/** A conversation's pin read ahead of the decision: the key it is read under, and the read. */
+export interface PinRead {
+  readonly key: string;
+  readonly pin: ConversationPin | null | Promise<ConversationPin | null>;
+}
+
+/**
+ * Begins reading the request's pin (its life renewed, as `decideRoute` does), so that the read
+ * overlaps whatever the request waits for before routing: with the pins in Redis, the plan-limit
+ * script and this read go out together, one round trip where there were two in a row.
+ */
+export function readPinAhead(routing: Routing, input: Pick<DecideRouteInput, "principal" | "tier" | "request" | "sessionId">): PinRead {
+  const key = conversationKey(input.principal.accountId, input.tier, input.request, input.sessionId);
+  return { key, pin: routing.pins.get(key, routing.config.routing.conversations.pinTtlMs) };
 }
 
 export interface RecordOutcomeOptions {
@@ -127,10 +145,10 @@ export async function decideRoute(routing: Routing, input: DecideRouteInput): Pr
     maxOutputTokens: signals.maxOutputTokens,
     apis: input.apis,
   };
-  const key = conversationKey(input.principal.accountId, tier, request, input.sessionId);
+  const key = input.pinRead?.key ?? conversationKey(input.principal.accountId, tier, request, input.sessionId);
   const ttl = config.routing.conversations.pinTtlMs;
   // A dry run (explain) reads the pin without renewing it.
-  const pin = await routing.pins.get(key, input.dryRun === true ? undefined : ttl);
+  const pin = await (input.pinRead ? input.pinRead.pin : routing.pins.get(key, input.dryRun === true ? undefined : ttl));
   const escalation: EscalationState = updateEscalation(pin?.escalation ?? NO_ESCALATION, signals, routing.escalation);
   const loop = continuesLoop({ config, tier, pin, needs, signals });
   const classified = loop ? null : await classify(routing, tier, signals, input.dryRun === true);

@@ -5,7 +5,7 @@ import { loadConfig } from "../../src/config/load-config.ts";
 import type { Config } from "../../src/config/schema.ts";
 import { createMemoryPinStore } from "../../src/routing/create-memory-pin-store.ts";
 import { createRouting, type CreateRoutingOptions, type Routing } from "../../src/routing/create-routing.ts";
-import { decideRoute } from "../../src/routing/decide-route.ts";
+import { decideRoute, readPinAhead } from "../../src/routing/decide-route.ts";
 import { assistant, bashTool, image, request, toolCall, toolResult, user } from "./request-fixtures.ts";
 
 const config = loadConfig({});
@@ -61,6 +61,29 @@ describe("decideRoute", () => {
     expect(writes).toEqual(["sim-normal", "sim-normal-b"]);
     const ttl = config.routing.conversations.pinTtlMs;
     expect(reads).toEqual([ttl, ttl, ttl, undefined]);
+  });
+
+  test("a pin read ahead is the decision's: renewed once, under the key the decision keeps, and the decision reads no other", async () => {
+    const store = createMemoryPinStore(100);
+    const reads: { key: string; ttlMs: number | undefined }[] = [];
+    const pins = {
+      ...store,
+      get(key: string, ttlMs?: number) {
+        reads.push({ key, ttlMs });
+        return store.get(key, ttlMs);
+      },
+    };
+    const r = routing({ pins });
+    const turn1 = ask("There is a bug in the login form");
+    await (await decide(r, turn1)).recordOutcome("sim-normal-b");
+    reads.length = 0;
+    const input = { principal: { accountId: "acc" }, tier: "normal" as const, request: turn1, format: "messages" as const };
+    const pinRead = readPinAhead(r, input);
+    expect(reads).toEqual([{ key: pinRead.key, ttlMs: config.routing.conversations.pinTtlMs }]);
+    const decision = await decideRoute(r, { ...input, pinRead });
+    expect(reads).toHaveLength(1);
+    // The pin read ahead steers the decision as the decision's own read would.
+    expect(decision).toMatchObject({ conversationKey: pinRead.key, pinnedModel: "sim-normal-b", modelName: "sim-normal-b", source: "sticky" });
   });
 
   test("after an answer the tool loop continues on the pinned model, and a new turn sticks to it", async () => {
