@@ -77,8 +77,9 @@ const answerIdleSeconds = (keepaliveMs: number): number => Math.min(MAX_IDLE_SEC
 interface CacheSlot {
   readonly cache: ResponseCache;
   readonly key: string;
-  readonly lookup: boolean;
   readonly store: boolean;
+  /** The stored answer, its lookup begun before the plan slot was awaited; absent when the client asked for none. */
+  readonly found: ReturnType<ResponseCache["get"]> | undefined;
 }
 
 /**
@@ -113,13 +114,14 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     // The pin is read while the request waits for its plan slot: with Redis, one round trip where
     // there were two in a row (a turn answered from the response cache has read it for nothing).
     const pinRead = smartPlus ? undefined : readRequestPin(deps, request.headers, principal, tier, decode);
+    // So is the stored answer, for the same reason (the response cache's second level is in Redis).
+    const slot = smartPlus ? undefined : cacheSlot({ deps, request, api, body, principal, format, read });
     // Only a request that will be served is counted: a refused body or tier costs no limit.
     lease = await acquireLease(deps, principal);
     headers = { ...lease.headers };
     const served: Served = { format, api, request, span, deps, requestId, track, lease, principal, body, read, tier, stream, decode, pinRead };
     if (smartPlus) return await smartPlusTurn(served, headers);
-    const slot = cacheSlot(served);
-    const hit = slot?.lookup ? await serveFromCache(served, slot, headers) : null;
+    const hit = slot?.found !== undefined ? await serveFromCache(served, slot.found, headers) : null;
     if (hit) return hit;
     return await answerFromModels(served, slot, (next) => (headers = next));
   } catch (error) {
@@ -170,20 +172,24 @@ async function smartPlusTurn(s: Served, headers: Record<string, string>): Promis
   return response;
 }
 
-function cacheSlot(s: Served): CacheSlot | undefined {
+/** Where the request's answer is looked up and stored, with the lookup begun (when the client allows each). */
+function cacheSlot(s: Pick<Served, "deps" | "request" | "api" | "body" | "principal" | "format" | "read">): CacheSlot | undefined {
   const cache = s.deps.responseCache;
   if (!cache) return undefined;
   const control = readCacheControl(s.request.headers);
   if (!control.lookup && !control.store) return undefined;
   // A hit is replayed from the canonical answer, which holds one choice.
   if (s.api.needsOwnApi(s.body)) return undefined;
-  return { cache, key: buildResponseCacheKey(s.principal.accountId, s.format, s.body, s.read), ...control };
+  const key = buildResponseCacheKey(s.principal.accountId, s.format, s.body, s.read);
+  const found = control.lookup ? cache.get(key) : undefined;
+  // A request refused its plan slot never awaits the lookup; a failed one must not go unhandled.
+  if (found instanceof Promise) found.catch(() => {});
+  return { cache, key, store: control.store, found };
 }
 
-/** A stored answer for this account and body, replayed in the called format; null on a miss. */
-async function serveFromCache(s: Served, slot: CacheSlot, headers: Record<string, string>): Promise<Response | null> {
-  const pending = slot.cache.get(slot.key);
-  const hit = pending instanceof Promise ? await pending : pending;
+/** The stored answer for this account and body (`found`, as `cacheSlot` looked it up), replayed in the called format; null on a miss. */
+async function serveFromCache(s: Served, found: Exclude<CacheSlot["found"], undefined>, headers: Record<string, string>): Promise<Response | null> {
+  const hit = found instanceof Promise ? await found : found;
   s.deps.metrics?.cacheLookup("response", hit !== null);
   if (!hit) return null;
   const { fields } = s.track;
