@@ -12,10 +12,12 @@ import { DATABASE_HOOK_TIMEOUT_MS, openTestDatabase, type TestDatabase } from ".
 import { oneTurn, PATHS, readMetric, routeOf } from "./start-routing-gateway.ts";
 
 /**
- * The decision cache outlives the process: one gateway classifies a task and stops, a second one
- * starts on the same database with an empty memory, and the same task text is a decision-cache hit
- * there (read from `routing_decisions`). On Postgres the second gateway opens its own connection
- * from the URL, as a restarted process would; on the in-memory PGlite both share the one handle.
+ * With the `llm` classifier the decision cache outlives the process: one gateway classifies a task
+ * and stops, a second one starts on the same database with an empty memory, and the same task
+ * text is a decision-cache hit there (read from `routing_decisions`). With the rules, which decide
+ * the same text the same way in every process, the table is not used. On Postgres the second
+ * gateway opens its own connection from the URL, as a restarted process would; on the in-memory
+ * PGlite both share the one handle.
  */
 let testDatabase: TestDatabase;
 let key: string;
@@ -31,11 +33,14 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }, DATABASE_HOOK_TIMEOUT_MS);
 
-async function startOnTestDatabase(): Promise<RunningGateway> {
+/** The `llm` classifier: the in-process simulated model's answer names no class, so the rules decide, and the decision is stored. */
+const LLM_CONFIG = { ...UNCACHED_CONFIG, routing: { ...UNCACHED_CONFIG.routing!, classifier: { kind: "llm" as const, llmDeadlineMs: 2_000 } } };
+
+async function startOnTestDatabase(fileConfig: object = LLM_CONFIG): Promise<RunningGateway> {
   const dir = mkdtempSync(join(tmpdir(), "routelane-restart-"));
   dirs.push(dir);
   const configPath = join(dir, "config.json");
-  writeFileSync(configPath, JSON.stringify(UNCACHED_CONFIG));
+  writeFileSync(configPath, JSON.stringify(fileConfig));
   const env: Record<string, string> = { PORT: "0", ROUTELANE_DATA_DIR: dir, ROUTELANE_CONFIG: configPath, ROUTELANE_LOG_LEVEL: "warn" };
   const url = testDatabase.databaseUrl;
   if (url) env.DATABASE_URL = url;
@@ -93,3 +98,23 @@ test(
   },
   DATABASE_HOOK_TIMEOUT_MS,
 );
+
+test(
+  "with the rules, a decision stays in the process: nothing is read from or written to the table",
+  async () => {
+    const before = await testDatabase.database.db.select().from(routingDecisions);
+    const gateway = await startOnTestDatabase(UNCACHED_CONFIG);
+    try {
+      const text = "Design the rollback plan for the payments service migration";
+      expect(await ask(gateway, text)).toMatchObject({ source: "rule", effort: "high" });
+      // The same text again, another conversation: a hit from memory.
+      expect(await ask(gateway, `${text} `)).toMatchObject({ source: "rule", effort: "high" });
+    } finally {
+      await gateway.stop();
+    }
+    // Before, every new task text was looked up in the table and written to it.
+    expect(await testDatabase.database.db.select().from(routingDecisions)).toEqual(before);
+  },
+  DATABASE_HOOK_TIMEOUT_MS,
+);
+
