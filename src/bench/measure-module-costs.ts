@@ -100,6 +100,9 @@ export const FULL_COST_CALLS: CallCostOptions = { warmup: 5_000, iterations: 20_
 /** For the parts that take milliseconds a call (a 1 MB body, a 2,000-event stream). */
 const heavy = (calls: CallCostOptions): CallCostOptions => ({ warmup: Math.min(calls.warmup, 30), iterations: Math.max(10, Math.round(calls.iterations / 50)), rounds: calls.rounds });
 
+/** A new task's text, numbered on each call so that none repeats. */
+const USER_TASK = "Find why the nightly export job writes duplicate rows and propose a fix";
+
 const CAPPED: PlanLimits = { requestsPerMinute: 100_000_000, concurrentRequests: 100_000, tokensPerMonth: 1_000_000_000_000_000 };
 
 /**
@@ -314,7 +317,8 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
   const { key } = (await createAccountStore(database).createAccount({ plan: "Enterprise" })).key;
   const authenticator = await createKeyAuthenticator({ database, ttlMs: config.keyCacheTtlMs });
   const limiter = createLimiter({ config, redis: link, log: () => {} });
-  const routing = createRouting({ config, pins: createMemoryPinStore(config.routing.conversations.maxPins) });
+  // With the run's database, as the gateway's: the decision cache keeps its decisions there if the config says so.
+  const routing = createRouting({ config, database, cleanup: false, pins: createMemoryPinStore(config.routing.conversations.maxPins) });
   const cache = createResponseCache({
     ttlMs: config.responseCache.ttlMs,
     decodeRaw: decodeRawAnswer,
@@ -380,6 +384,15 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
         label: `routing · ${format} · decode + decide + pin (warm)`,
         targetP50Us: TARGET_ROUTING_P50_US,
         call: routingCall(routing, format, body, headers),
+      });
+      // An agent's new task: a text never classified, so the decision cache misses (and, were the
+      // decisions kept in the database, the lookup would wait for it), a new conversation pinned.
+      let task = 0;
+      await time(rows, calls, {
+        id: `routing-new/${format}`,
+        part: "routing",
+        label: `routing · ${format} · a new task: body built, decode + classify + decide + pin`,
+        call: () => routingCall(routing, format, FORMATS[format].body(SAME_FORMAT_TIER, false, { text: `${USER_TASK} (task ${task++})`, maxTokens: 256 }), headers)(),
       });
       let counter = 0;
       const missBody: Record<string, unknown> = { metadata: {}, ...body };
