@@ -46,10 +46,14 @@ export function runtimeTuning(env: Readonly<Record<string, string | undefined>>)
  * Returns when nothing was needed, or when the exec could not be made.
  */
 export function tuneRuntime(libc: Libc | string, env: Readonly<Record<string, string | undefined>> = process.env): void {
-  const tuning = runtimeTuning(env);
-  if (typeof libc === "string" || Object.keys(tuning).every((name) => env[name] !== undefined)) return;
+  if (typeof libc === "string" || !lacksTuning(env)) return;
   const command = ownCommand();
-  libc.exec(command[0]!, command, { ...env, ...tuning });
+  libc.exec(command[0]!, command, { ...env, ...runtimeTuning(env) });
+}
+
+/** Whether `env` leaves any of `runtimeTuning` unset (start-up then execs itself under it). */
+function lacksTuning(env: Readonly<Record<string, string | undefined>>): boolean {
+  return Object.keys(runtimeTuning(env)).some((name) => env[name] === undefined);
 }
 
 /** What start-up says about the process's limits: one line, plus one for each limit it could not set. */
@@ -94,7 +98,7 @@ export function sizeProcess(maxUpstreamRequests: number, libc: Libc | string, en
 
   const wanted = String(maxUpstreamRequests);
   const poolSized = env[FETCH_POOL_VARIABLE] === wanted;
-  if (!poolSized || env[OLD_GENERATION_VARIABLE] === undefined || env[PURGE_DELAY_VARIABLE] === undefined) {
+  if (!poolSized || lacksTuning(env)) {
     if (typeof libc !== "string") {
       const command = ownCommand();
       libc.exec(command[0]!, command, { ...env, [FETCH_POOL_VARIABLE]: wanted, ...runtimeTuning(env) });

@@ -14,7 +14,7 @@ import { buildForwardHeaders } from "../upstream/passthrough/build-forward-heade
 import { forwardSameFormat } from "../upstream/passthrough/forward-same-format.ts";
 import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
 import { normalizeToolIds } from "../routing/normalize-tool-ids.ts";
-import { stripForeignThinking } from "../routing/strip-foreign-thinking.ts";
+import { isThinking, stripForeignThinking } from "../routing/strip-foreign-thinking.ts";
 import { forwardTranslated } from "../upstream/translated/forward-translated.ts";
 import { encodeAsSent, type SentBody } from "./encode-as-sent.ts";
 import type { StreamOutcome } from "../upstream/translated/stream-outcome.ts";
@@ -101,7 +101,7 @@ function lacksToolCallThinking(request: CanonicalRequest): boolean {
     const message = request.messages[i]!;
     if (message.role !== "assistant") continue;
     const calls = message.content.some((p) => p.type === "tool_call");
-    return calls && !message.content.some((p) => p.type === "thinking" || p.type === "redacted_thinking");
+    return calls && !message.content.some(isThinking);
   }
   return false;
 }

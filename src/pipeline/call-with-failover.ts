@@ -2,6 +2,7 @@ import type { Effort } from "../canonical/effort.ts";
 import { GatewayError, exhausted, fail } from "../canonical/gateway-error.ts";
 import type { ModelConfig, RetryPolicy } from "../config/schema.ts";
 import type { CircuitBreaker } from "../routing/circuit-breaker.ts";
+import { isThinking } from "../routing/strip-foreign-thinking.ts";
 import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
 import { callModel, type ModelAnswer, type ModelCall } from "./call-model.ts";
 import { retryDelay } from "./retry-delay.ts";
@@ -156,7 +157,7 @@ export async function callWithFailover(first: ModelCall, candidates: readonly Ca
 /** Whether the request's history holds thinking that leaving it out would change. */
 function hasThinking(call: ModelCall): boolean {
   try {
-    return call.canonical().value.messages.some((message) => message.content.some((part) => part.type === "thinking" || part.type === "redacted_thinking"));
+    return call.canonical().value.messages.some((message) => message.content.some(isThinking));
   } catch {
     return false;
   }

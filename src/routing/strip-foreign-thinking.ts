@@ -13,7 +13,8 @@ export interface StripResult<T> {
   readonly thinkingMustBeOff: boolean;
 }
 
-const isThinking = (part: ContentPart) => part.type === "thinking" || part.type === "redacted_thinking";
+/** A thinking or redacted-thinking part: signed by the model that wrote it. */
+export const isThinking = (part: ContentPart): boolean => part.type === "thinking" || part.type === "redacted_thinking";
 
 /**
  * Index of the first message of the agent loop still running: the one after the newest user
