@@ -89,6 +89,32 @@ describe("response cache", () => {
     expect(response.headers.get("x-router-cache")).toBeNull();
   });
 
+  test("an account over its plan's request rate is refused even what is stored for it: the lookup starts early, the answer waits for the plan", async () => {
+    const { key } = await gw.account("Starter");
+    const send = () =>
+      fetch(`${gw.url}/v1/messages`, {
+        method: "POST",
+        headers: { "x-api-key": key, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+        body: JSON.stringify(ask("stored, then refused")),
+      });
+    const first = await send();
+    await first.text();
+    const limit = Number(first.headers.get("x-ratelimit-limit-requests"));
+    expect(limit).toBeGreaterThan(1);
+    // The rest of the minute's requests, each a hit.
+    for (let i = 1; i < limit; i++) {
+      const hit = await send();
+      await hit.text();
+      expect(hit.headers.get("x-router-cache")).toBe("hit");
+    }
+    const before = upstreamCalls();
+    const refused = await send();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("x-router-cache")).toBeNull();
+    expect(((await refused.json()) as { error: { type: string } }).error.type).toBe("rate_limit_error");
+    expect(upstreamCalls()).toBe(before);
+  });
+
   test("never shared between accounts", async () => {
     await anthropic.messages.create(ask("mine, not yours"));
     const before = upstreamCalls();
