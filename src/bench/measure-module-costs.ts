@@ -93,6 +93,12 @@ export interface CostOptions {
   /** The client formats whose per-format parts are timed. */
   readonly formats: readonly BenchFormat[];
   readonly calls?: CallCostOptions | undefined;
+  /**
+   * The path rows' connections. With Redis, the limits are also timed with this many calls under
+   * way: the path rows' requests send their commands together, sharing round trips, so one call at
+   * a time overstates what a loaded request pays (the budget takes this row).
+   */
+  readonly loadedInFlight?: number | undefined;
 }
 
 export const QUICK_COST_CALLS: CallCostOptions = { warmup: 2_000, iterations: 10_000, rounds: 3 };
@@ -336,20 +342,32 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
       call: async () => (await authenticateRequest(authHeaders, authenticator)).accountId.length,
     });
     const subject: LimitSubject = { accountId: "acct_bench_costs_limits", plan: "Enterprise", limits: CAPPED };
+    const acquireAndRelease = async (): Promise<number> => {
+      const pending = limiter.acquire(subject);
+      const decision = pending instanceof Promise ? await pending : pending;
+      if (!decision.ok) throw new Error(`bench costs: the limiter refused (${decision.error.message})`);
+      await decision.lease.release();
+      return Object.keys(decision.lease.headers).length + 1;
+    };
     await time(rows, calls, {
       id: "limits",
       part: "limits",
       label: "limits · acquire (rpm, concurrency, month) + release",
       targetP50Us: TARGET_LIMITS_P50_US,
       note: `limiter ${limiter.backend}`,
-      call: async () => {
-        const pending = limiter.acquire(subject);
-        const decision = pending instanceof Promise ? await pending : pending;
-        if (!decision.ok) throw new Error(`bench costs: the limiter refused (${decision.error.message})`);
-        await decision.lease.release();
-        return Object.keys(decision.lease.headers).length + 1;
-      },
+      call: acquireAndRelease,
     });
+    const inFlight = options.loadedInFlight ?? 1;
+    if (link && inFlight > 1) {
+      await time(rows, calls, {
+        id: "limits/loaded",
+        part: "limits",
+        label: `limits · the same, ${inFlight} calls under way (the path rows' load)`,
+        note: `limiter ${limiter.backend}; p50/p99 include the wait for a shared round trip`,
+        calls: { ...calls, inFlight },
+        call: acquireAndRelease,
+      });
+    }
     rows.push(await usageRow(database, config, calls));
     await time(rows, calls, { id: "request-log", part: "request log", label: "request log · one line (to a file)", call: () => {
         log.observe(RECORD);

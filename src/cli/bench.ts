@@ -98,7 +98,7 @@ async function measureCosts(args: BenchArgs, databaseUrl: string | undefined, da
   const database = await openDatabase({ databaseUrl, dataDir });
   try {
     await migrateDatabase(database);
-    return await measureModuleCosts({ database, redisUrl: args.redisUrl, formats: args.formats, calls: args.full ? FULL_COST_CALLS : QUICK_COST_CALLS });
+    return await measureModuleCosts({ database, redisUrl: args.redisUrl, formats: args.formats, calls: args.full ? FULL_COST_CALLS : QUICK_COST_CALLS, loadedInFlight: args.connections });
   } finally {
     await database.close();
   }

@@ -229,6 +229,13 @@ describe("buildReport: memory and the budget", () => {
     expect(report.budget[0]!.parts.map((p) => p.id)).toContain("same-format-json/messages");
   });
 
+  test("a part also timed under the path rows' load counts as loaded requests make it", () => {
+    const report = buildReport({ meta: meta("pglite"), measured: PATHS, costs: [...COSTS, cost("limits/loaded", "limits", 0.5)] });
+    expect(report.budget[0]).toMatchObject({ partsUs: 25.5, restUs: -10.5 });
+    expect(report.budget[0]!.parts.map((p) => p.id)).toContain("limits/loaded");
+    expect(report.budget[0]!.parts.map((p) => p.id)).not.toContain("limits");
+  });
+
   test("the summary counts the verdicts judged and met", () => {
     const report = buildReport({ meta: meta("pglite"), measured: PATHS, memory: { floor: FLOOR, firstStartPeakBytes: 400 * MB } });
     // 4 rows × (CPU, p99, RSS) = 12, plus the first start; met: CPU 3, p99 3, RSS 3, first start 1.

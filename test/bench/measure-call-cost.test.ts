@@ -27,4 +27,35 @@ describe("measureCallCost", () => {
     expect(cost.meanUs).toBeGreaterThan(0);
     expect(cost.sink).toBe(62);
   });
+
+  test("with inFlight, that many calls are under way at once, and each round still makes its count", async () => {
+    let under = 0;
+    let most = 0;
+    let calls = 0;
+    const cost = await measureCallCost(async () => {
+      calls++;
+      most = Math.max(most, ++under);
+      // A shared round trip: every call waiting now is answered on the same turn.
+      await new Promise((resolve) => setImmediate(resolve));
+      under--;
+      return 1;
+    }, { warmup: 3, iterations: 40, rounds: 2, inFlight: 8 });
+    expect(calls).toBe(83);
+    expect(most).toBe(8);
+    expect(cost.calls).toBe(80);
+    expect(cost.sink).toBe(83);
+    expect(cost.p50Us).toBeGreaterThan(0);
+  });
+
+  test("without inFlight, one call at a time", async () => {
+    let under = 0;
+    let most = 0;
+    await measureCallCost(async () => {
+      most = Math.max(most, ++under);
+      await new Promise((resolve) => setImmediate(resolve));
+      under--;
+      return 1;
+    }, { warmup: 0, iterations: 20, rounds: 1 });
+    expect(most).toBe(1);
+  });
 });

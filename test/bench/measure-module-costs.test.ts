@@ -7,7 +7,7 @@ let rows: CostRow[];
 
 beforeAll(async () => {
   db = await openTestDatabase();
-  rows = await measureModuleCosts({ database: db.database, redisUrl: process.env.REDIS_URL, formats: ["messages", "chat"], calls: { warmup: 20, iterations: 50, rounds: 1 } });
+  rows = await measureModuleCosts({ database: db.database, redisUrl: process.env.REDIS_URL, formats: ["messages", "chat"], calls: { warmup: 20, iterations: 50, rounds: 1 }, loadedInFlight: 8 });
 }, DATABASE_HOOK_TIMEOUT_MS);
 afterAll(() => db.close(), DATABASE_HOOK_TIMEOUT_MS);
 
@@ -29,6 +29,16 @@ describe("measureModuleCosts", () => {
   test("the limiter is the run's backend, and the targets an issue set are kept", () => {
     expect(rows.find((r) => r.id === "limits")).toMatchObject({ targetP50Us: 30, note: `limiter ${process.env.REDIS_URL ? "redis" : "memory"}` });
     expect(rows.find((r) => r.id === "routing/chat")!.targetP50Us).toBe(50);
+  });
+
+  test("with Redis, the limits are timed again with the path rows' calls under way at once", () => {
+    const loaded = rows.find((r) => r.id === "limits/loaded");
+    if (!process.env.REDIS_URL) {
+      expect(loaded).toBeUndefined();
+      return;
+    }
+    expect(loaded).toMatchObject({ part: "limits", calls: 50, targetP50Us: undefined });
+    expect(loaded!.label).toContain("8 calls under way");
   });
 
   test("the streams read are whole answers from the sim, and the long one has its 2,000 events", () => {
