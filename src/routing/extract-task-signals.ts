@@ -71,12 +71,42 @@ export function boundText(text: string, limit: number): string {
   return `${text.slice(0, half)}\n…\n${text.slice(text.length - half)}`;
 }
 
-function userText(message: CanonicalMessage): string | null {
+function userText(content: readonly ContentPart[]): string | null {
   let text: string | null = null;
-  for (const part of message.content) {
+  for (const part of content) {
     if (part.type === "text") text = text === null ? part.text : `${text}\n${part.text}`;
   }
   return text;
+}
+
+/** What the walk over the history reads from one message's content. */
+interface ContentSignals {
+  readonly chars: number;
+  readonly hasImage: boolean;
+  /** Its text parts joined; null when it has none. */
+  readonly text: string | null;
+}
+
+/**
+ * A message's signals by its content, for content the decode shares between an account's requests
+ * (frozen: a message of a conversation sent again): an agent resends hundreds of messages every
+ * turn, and reading each one's parts again was most of routing's cost for a big conversation.
+ * Held only as long as the content is.
+ */
+const readBefore = new WeakMap<readonly ContentPart[], ContentSignals>();
+
+function contentSignals(content: readonly ContentPart[]): ContentSignals {
+  const known = readBefore.get(content);
+  if (known !== undefined) return known;
+  let chars = 0;
+  let image = false;
+  for (const part of content) {
+    chars += partChars(part);
+    if (!image && hasImage(part)) image = true;
+  }
+  const signals: ContentSignals = { chars, hasImage: image, text: userText(content) };
+  if (Object.isFrozen(content)) readBefore.set(content, signals);
+  return signals;
 }
 
 function toolResultText(part: ToolResultPart, limit: number): string {
@@ -111,15 +141,12 @@ export function extractTaskSignals(request: CanonicalRequest, scanChars: number)
   for (const part of request.system) chars += part.text.length;
   for (let i = request.messages.length - 1; i >= 0; i--) {
     const message = request.messages[i]!;
-    for (const part of message.content) {
-      chars += partChars(part);
-      if (!hasImages && hasImage(part)) hasImages = true;
-    }
-    if (message.role !== "user") continue;
-    const text = userText(message);
-    if (text === null) continue;
+    const signals = contentSignals(message.content);
+    chars += signals.chars;
+    if (signals.hasImage) hasImages = true;
+    if (message.role !== "user" || signals.text === null) continue;
     depth++;
-    if (newest === null) newest = text;
+    newest ??= signals.text;
   }
   for (const tool of request.tools) chars += tool.kind === "function" ? (tool.description?.length ?? 0) : 0;
   const last = request.messages.at(-1);
