@@ -1,4 +1,5 @@
 import { freezeLevels } from "../canonical/freeze-levels.ts";
+import type { SkipKnownElement } from "./scan-json-text.ts";
 
 /**
  * A piece of JSON text parsed before, kept with the text it was parsed from; or, for a piece seen
@@ -7,10 +8,11 @@ import { freezeLevels } from "../canonical/freeze-levels.ts";
 interface Remembered {
   /**
    * The piece as it came, a copy of its own (a slice would keep the whole body it came from
-   * alive): its bytes when the body's text and bytes had the same offsets, else its text.
+   * alive): its bytes when the body's text and bytes had the same offsets, else its text. Cleared
+   * with `value` when the piece is evicted (the account's last order may still name it).
    */
-  readonly text: Buffer | string | undefined;
-  readonly value: unknown;
+  text: Buffer | string | undefined;
+  value: unknown;
   /** What it counts against the budget, in characters. */
   readonly size: number;
   /** Read again since the eviction scan last passed it: it gets one more round. */
@@ -19,6 +21,15 @@ interface Remembered {
 
 /** One account's remembered pieces, by a hash of their text and its length. */
 type Pieces = Map<number, Remembered>;
+
+/** Where a piece sat in a body: the member (its key as written, quotes included) and its index in that member's array. */
+export interface PieceSlot {
+  readonly member: string;
+  readonly index: number;
+}
+
+/** The pieces of an account's last big body, by member and index: what its next body most likely repeats, in place. */
+type Order = Map<string, Remembered[]>;
 
 /** Reads pieces of one account's request bodies, reusing what its earlier requests parsed. */
 export interface ParseScope {
@@ -30,7 +41,14 @@ export interface ParseScope {
    * piece is then found and compared by its bytes, and kept as a copy of them, half the memory of
    * a copy of the text.
    */
-  read(text: string, start: number, end: number, bytes?: Uint8Array): unknown;
+  read(text: string, start: number, end: number, bytes?: Uint8Array, slot?: PieceSlot): unknown;
+  /**
+   * For the scan of a body's bytes (`text` decoded from them, one byte a character): where an
+   * element ends when its bytes are those of the piece at the same slot of the account's last body
+   * (an agent's next turn repeats its conversation, in order), -1 otherwise. The piece is then
+   * read from the kept value by `read` for these very bytes, with no hash and no search.
+   */
+  skipper?(text: string, bytes: Uint8Array): SkipKnownElement;
 }
 
 export interface ParseMemo {
@@ -65,10 +83,14 @@ function isPiece(kept: Buffer | string, text: string, start: number, end: number
  * never earns back. Bounded by the characters of text remembered (with the parsed values and the
  * decoded messages, about 6 bytes of memory a character): past `maxChars`, the accounts used
  * longest ago lose their pieces first, each piece read again since the last pass getting one more
- * round.
+ * round. Each account's last body is also kept as an order of its pieces, by member and index: the
+ * scan of its next body passes over an element whose bytes are the piece's at that place (an
+ * agent's conversation, sent again with a turn more), with no walk of its text and no hash.
  */
 export function createParseMemo(options: { readonly maxChars: number }): ParseMemo {
   const accounts = new Map<string, Pieces>();
+  /** Each account's last body's pieces in place (the slots read through `read`), dropped with its pieces. */
+  const orders = new Map<string, Order>();
   let chars = 0;
 
   /**
@@ -86,9 +108,17 @@ export function createParseMemo(options: { readonly maxChars: number }): ParseMe
         if (piece.hot) {
           piece.hot = false;
           pieces.set(key, piece);
-        } else chars -= piece.size;
+        } else {
+          chars -= piece.size;
+          // An order may still name it: what it held goes now, and no skip can match it.
+          piece.text = undefined;
+          piece.value = undefined;
+        }
       }
-      if (pieces.size === 0 && pieces !== current) accounts.delete(accountId);
+      if (pieces.size === 0 && pieces !== current) {
+        accounts.delete(accountId);
+        orders.delete(accountId);
+      }
     }
   }
 
@@ -111,41 +141,95 @@ export function createParseMemo(options: { readonly maxChars: number }): ParseMe
     // Looked up at the first read, when the body is there: while it was awaited, eviction may have
     // dropped the account's map.
     let own: Pieces | undefined;
+    /** This body's pieces in place, the account's order from its first read on. */
+    let order: Order | undefined;
+    /** The body whose scan passed over elements, and those, by where they start: each is the piece named. */
+    let skipped: Uint8Array | undefined;
+    let passed: Map<number, Remembered> | undefined;
+
+    function place(slot: PieceSlot | undefined, piece: Remembered): void {
+      if (slot === undefined) return;
+      if (order === undefined) orders.set(accountId, (order = new Map()));
+      let list = order.get(slot.member);
+      if (list === undefined) order.set(slot.member, (list = []));
+      list[slot.index] = piece;
+    }
+
     return {
-      read(text, start, end, bytes) {
+      skipper(text, bytes) {
+        const last = orders.get(accountId);
+        skipped = bytes;
+        passed = undefined;
+        if (last === undefined) return () => -1;
+        let member = -1;
+        let list: Remembered[] | undefined;
+        return (keyStart, keyEnd, index, at) => {
+          if (keyStart !== member) {
+            member = keyStart;
+            list = last.get(text.slice(keyStart, keyEnd));
+          }
+          const piece = list?.[index];
+          // Kept as bytes (a piece kept as text came from a body that was not ASCII).
+          const kept = piece?.text;
+          if (typeof kept !== "object" || at + kept.length > bytes.length || !kept.equals(bytes.subarray(at, at + kept.length))) return -1;
+          (passed ??= new Map()).set(at, piece!);
+          return at + kept.length;
+        };
+      },
+      read(text, start, end, bytes, slot) {
         const length = end - start;
         if (length < MIN_PIECE_CHARS) return JSON.parse(text.slice(start, end));
         own ??= piecesOf(accountId);
-        // 32 bits of hash and 21 of length: one number, exact below 2^53. CRC-32 of ASCII text and
-        // of its bytes agree, so a piece kept either way is found either way.
-        const key = Bun.hash.crc32(bytes ? bytes.subarray(start, end) : text.slice(start, end)) * 0x200000 + (length & 0x1fffff);
-        const known = own.get(key);
-        if (known?.text !== undefined && isPiece(known.text, text, start, end, bytes)) {
+        // Passed over by the scan of these very bytes: the piece, unless evicted since.
+        const known = bytes !== undefined && bytes === skipped ? passed?.get(start) : undefined;
+        if (known?.text !== undefined && known.size === length) {
           known.hot = true;
+          place(slot, known);
           return known.value;
         }
-        const piece = text.slice(start, end);
-        if (known === undefined) {
-          remember(own, key, { text: undefined, value: undefined, size: SEEN_SIZE, hot: false });
-          return JSON.parse(piece);
-        }
-        // Seen before (or another piece under the same key): kept from now on, unless a copy of
-        // the text is not the text (a lone surrogate, which text decoded from bytes never holds).
-        const value: unknown = JSON.parse(piece);
-        let copy: Buffer | string;
-        // A copy (a Buffer's slice would be a view of the whole body), kept as a Buffer: comparing
-        // it then makes no wrapper object, which a conversation's hundreds of pieces felt.
-        if (bytes) copy = Buffer.from(bytes.subarray(start, end));
-        else {
-          copy = ownCopy(piece);
-          if (copy !== piece) return value;
-        }
-        if (typeof value === "object" && value !== null) freezeLevels(value, FROZEN_LEVELS);
-        chars -= known.size;
-        remember(own, key, { text: copy, value, size: length, hot: false });
-        return value;
+        const found = readKnown(own, text, start, end, bytes);
+        place(slot, found.piece);
+        return found.value;
       },
     };
+  }
+
+  /** A piece read through the account's pieces: the kept value, or parsed now (and noted, or kept). */
+  function readKnown(own: Pieces, text: string, start: number, end: number, bytes: Uint8Array | undefined): { piece: Remembered; value: unknown } {
+    const length = end - start;
+    // 32 bits of hash and 21 of length: one number, exact below 2^53. CRC-32 of ASCII text and
+    // of its bytes agree, so a piece kept either way is found either way.
+    const key = Bun.hash.crc32(bytes ? bytes.subarray(start, end) : text.slice(start, end)) * 0x200000 + (length & 0x1fffff);
+    const known = own.get(key);
+    if (known?.text !== undefined && isPiece(known.text, text, start, end, bytes)) {
+      known.hot = true;
+      return { piece: known, value: known.value };
+    }
+    const piece = text.slice(start, end);
+    if (known === undefined) {
+      const seen: Remembered = { text: undefined, value: undefined, size: SEEN_SIZE, hot: false };
+      remember(own, key, seen);
+      return { piece: seen, value: JSON.parse(piece) };
+    }
+    // Seen before (or another piece under the same key): kept from now on, unless a copy of
+    // the text is not the text (a lone surrogate, which text decoded from bytes never holds).
+    const value: unknown = JSON.parse(piece);
+    let copy: Buffer | string;
+    // A copy (a Buffer's slice would be a view of the whole body), kept as a Buffer: comparing
+    // it then makes no wrapper object, which a conversation's hundreds of pieces felt.
+    if (bytes) copy = Buffer.from(bytes.subarray(start, end));
+    else {
+      copy = ownCopy(piece);
+      if (copy !== piece) return { piece: known, value };
+    }
+    if (typeof value === "object" && value !== null) freezeLevels(value, FROZEN_LEVELS);
+    chars -= known.size;
+    // Another piece under the same key goes: an order naming it must not hold it past the budget.
+    known.text = undefined;
+    known.value = undefined;
+    const kept: Remembered = { text: copy, value, size: length, hot: false };
+    remember(own, key, kept);
+    return { piece: kept, value };
   }
 
   return {

@@ -21,7 +21,9 @@ export interface ParsedJsonText {
  * the text's bytes when they are one a character, let the memo compare and keep bytes.
  */
 export function parseJsonText(text: string, members = true, reuse?: ParseScope, bytes?: Uint8Array): ParsedJsonText {
-  const scan = scanJsonText(text, MAX_JSON_DEPTH, members || reuse !== undefined);
+  // A body's bytes scanned through the account's memo: the elements its last body had in place are passed over.
+  const skip = reuse !== undefined && bytes !== undefined ? reuse.skipper?.(text, bytes) : undefined;
+  const scan = scanJsonText(text, MAX_JSON_DEPTH, members || reuse !== undefined, skip);
   if (scan.tooDeep) {
     throw invalidRequest(`request body nests arrays and objects deeper than the limit of ${MAX_JSON_DEPTH} levels`);
   }

@@ -41,11 +41,11 @@ export function parseReusingPieces(text: string, scan: JsonTextScan, scope: Pars
   const placed: Placed[] = [];
   const keys = new Set<string>();
   let at = 0;
-  const place = (key: string, index: number, count: number, start: number, end: number): boolean => {
+  const place = (key: string, index: number, count: number, start: number, end: number, member?: string): boolean => {
     if (start < at || end <= start) return false;
     skeleton.push(text.slice(at, start), "0");
     at = end;
-    placed.push({ key, index, count, value: scope.read(text, start, end, bytes) });
+    placed.push({ key, index, count, value: scope.read(text, start, end, bytes, member === undefined ? undefined : { member, index }) });
     return true;
   };
   for (let m = 0, i = 0; i < members.length; m++, i += MEMBER_OFFSETS) {
@@ -61,8 +61,10 @@ export function parseReusingPieces(text: string, scan: JsonTextScan, scope: Pars
       if (!place(key, -1, 0, valueStart, valueEnd)) return undefined;
       continue;
     }
+    // The member's key as written names its elements' places for the memo (see ParseScope.skipper).
+    const member = text.slice(members[i]!, members[i + 1]!);
     for (let e = 0; e < items.length; e += 2) {
-      if (!place(key, e / 2, items.length / 2, items[e]!, items[e + 1]!)) return undefined;
+      if (!place(key, e / 2, items.length / 2, items[e]!, items[e + 1]!, member)) return undefined;
     }
   }
   if (placed.length === 0) return undefined;

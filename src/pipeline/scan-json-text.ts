@@ -27,14 +27,22 @@ export interface JsonTextScan {
 }
 
 /**
+ * Where an element that the scan is about to read is known to end without reading it: given the
+ * key of the member (its offsets, quotes included), the element's index in that member's array and
+ * where the element starts (an object or an array), the offset just past its end, or -1 to read
+ * it. Only for an element whose very bytes were read, at this depth, in an earlier text.
+ */
+export type SkipKnownElement = (keyStart: number, keyEnd: number, index: number, start: number) => number;
+
+/**
  * One scan of JSON text: whether it nests deeper than `limit`, and, with `members`, where its
  * top-level members and the elements of their array values lie, so a body can later be sent on
  * with members cut from the text as it came instead of serialised again, and the parse can reuse
  * elements it has read before. Strings are skipped by a native search for their closing quote;
  * the scan stops at the first bracket past the limit. Text that is not JSON may answer either way;
- * the parse refuses it after.
+ * the parse refuses it after. With `skip`, an element it knows is passed over whole.
  */
-export function scanJsonText(text: string, limit: number, members: boolean): JsonTextScan {
+export function scanJsonText(text: string, limit: number, members: boolean, skip?: SkipKnownElement): JsonTextScan {
   const found: number[] | undefined = members ? [] : undefined;
   const arrays: (number[] | undefined)[] | undefined = members ? [] : undefined;
   let object = false;
@@ -89,7 +97,16 @@ export function scanJsonText(text: string, limit: number, members: boolean): Jso
           elements = [];
           elementStart = -1;
         }
-      } else if (depth === 2 && elements && elementStart < 0) elementStart = i;
+      } else if (depth === 2 && elements && elementStart < 0) {
+        elementStart = i;
+        const end = skip === undefined || !object ? -1 : skip(keyStart, keyEnd, elements.length / 2, i);
+        if (end > i) {
+          // The element as read before: its brackets balance and nest no deeper than they did then.
+          elementEnd = end;
+          i = end - 1;
+          continue;
+        }
+      }
       if (++depth > limit) return { tooDeep: true, members: undefined, elements: undefined };
     } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {
       if (--depth === 1) {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createParseMemo, type ParseScope } from "../../src/pipeline/create-parse-memo.ts";
+import { parseJsonText } from "../../src/pipeline/parse-json-text.ts";
 
 /** A message of about `chars` characters, told apart by `n`. */
 const message = (n: number, chars = 200): string => JSON.stringify({ role: "user", content: [{ type: "text", text: `${n} `.padEnd(chars, "w") }] });
@@ -137,5 +138,90 @@ describe("createParseMemo", () => {
     const memo = createParseMemo({ maxChars: 1 << 20 });
     const text = `${message(5).slice(0, -1)},}`;
     for (let i = 0; i < 3; i++) expect(() => readAll(memo.scope("a"), text)).toThrow(SyntaxError);
+  });
+});
+
+describe("createParseMemo: an account's next body, its pieces in place", () => {
+  /** A body of these messages (500 characters each: a member of them is read in pieces), as an agent sends its conversation. */
+  const conversation = (ns: readonly number[]): string => `{"model":"normal","messages":[${ns.map((n) => message(n, 500)).join(",")}]}`;
+  /** Reads `text` as the gateway reads a big ASCII body through the account's scope; counts the elements its scan passed over. */
+  function readBody(memo: ReturnType<typeof createParseMemo>, text: string): { value: unknown; skipped: number } {
+    const scope = memo.scope("a");
+    let skipped = 0;
+    const counting: ParseScope = {
+      read: (...args) => scope.read(...args),
+      skipper(t, b) {
+        const skip = scope.skipper!(t, b);
+        return (...args) => {
+          const end = skip(...args);
+          if (end >= 0) skipped++;
+          return end;
+        };
+      },
+    };
+    return { value: parseJsonText(text, true, counting, Buffer.from(text)).value, skipped };
+  }
+
+  test("the scan passes over the elements the last body had in the same places, and their kept values come back", () => {
+    const memo = createParseMemo({ maxChars: 1 << 20 });
+    const first = conversation([1, 2, 3]);
+    expect(readBody(memo, first).skipped).toBe(0);
+    // Seen twice: kept, and in place for the next body.
+    const kept = readBody(memo, first);
+    expect(kept.skipped).toBe(0);
+    // The next turn: the same three, a new one after them.
+    const next = readBody(memo, conversation([1, 2, 3, 4]));
+    expect(next.skipped).toBe(3);
+    expect(next.value).toEqual(JSON.parse(conversation([1, 2, 3, 4])));
+    const messages = (next.value as { messages: unknown[] }).messages;
+    expect(messages.slice(0, 3)).toEqual((kept.value as { messages: unknown[] }).messages);
+    expect(messages[0]).toBe((kept.value as { messages: unknown[] }).messages[0]);
+  });
+
+  test("an element changed, moved or dropped is read again, and the body is the one JSON.parse makes", () => {
+    const memo = createParseMemo({ maxChars: 1 << 20 });
+    readBody(memo, conversation([1, 2, 3, 4]));
+    readBody(memo, conversation([1, 2, 3, 4]));
+    // The second message changed, the fourth gone, one added in front: only what is still in place is passed over.
+    for (const ns of [[1, 9, 3, 4], [0, 1, 2, 3], [1, 2, 3], [4, 3, 2, 1]]) {
+      const text = conversation(ns);
+      const read = readBody(memo, text);
+      expect(read.value).toEqual(JSON.parse(text));
+    }
+    readBody(memo, conversation([1, 2, 3, 4]));
+    readBody(memo, conversation([1, 2, 3, 4]));
+    expect(readBody(memo, conversation([1, 9, 3, 4])).skipped).toBe(3);
+    expect(readBody(memo, conversation([0, 1, 2, 3])).skipped).toBe(0);
+  });
+
+  test("a piece in place of another of the same length, and a body cut inside a piece, are not taken for it", () => {
+    const memo = createParseMemo({ maxChars: 1 << 20 });
+    readBody(memo, conversation([1, 2]));
+    readBody(memo, conversation([1, 2]));
+    const other = conversation([1, 7]);
+    expect(other.length).toBe(conversation([1, 2]).length);
+    expect(readBody(memo, other)).toEqual({ value: JSON.parse(other), skipped: 1 });
+    readBody(memo, conversation([1, 2]));
+    const cut = conversation([1, 2]).slice(0, -40);
+    expect(() => readBody(memo, cut)).toThrow();
+  });
+
+  test("an evicted piece is never passed over, and an account's order goes with its pieces", () => {
+    // Each message is about 1,050 characters: three fit.
+    const memo = createParseMemo({ maxChars: 4_000 });
+    const body = `{"model":"normal","messages":[${message(1, 1_000)},${message(2, 1_000)}]}`;
+    readBody(memo, body);
+    readBody(memo, body);
+    expect(readBody(memo, body).skipped).toBe(2);
+    // Another account's pieces take the whole budget.
+    for (const n of [10, 11, 12, 13]) {
+      const text = message(n, 1_000);
+      memo.scope("b").read(text, 0, text.length, undefined, { member: '"messages"', index: n });
+      memo.scope("b").read(text, 0, text.length, undefined, { member: '"messages"', index: n });
+    }
+    const again = readBody(memo, body);
+    expect(again.skipped).toBe(0);
+    expect(again.value).toEqual(JSON.parse(body));
+    expect(memo.chars).toBeLessThanOrEqual(4_000);
   });
 });

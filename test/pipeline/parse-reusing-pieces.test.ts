@@ -32,6 +32,23 @@ function bytesOf(text: string): Uint8Array | undefined {
 /** Parsed as the gateway parses a big body: in pieces, through one account's scope, by its bytes when ASCII. */
 const parsePieced = (text: string, scope: ParseScope) => parseJsonText(text, true, scope, bytesOf(text)).value;
 
+/** Elements the scans passed over as the account's last body had them (see ParseScope.skipper). */
+let skips = 0;
+/** `scope`, its scans' skips counted. */
+function counted(scope: ParseScope): ParseScope {
+  return {
+    read: (...args) => scope.read(...args),
+    skipper(text, bytes) {
+      const skip = scope.skipper!(text, bytes);
+      return (...args) => {
+        const end = skip(...args);
+        if (end >= 0) skips++;
+        return end;
+      };
+    },
+  };
+}
+
 describe("a body parsed in pieces is the body JSON.parse makes", () => {
   const next = seededRandom(7);
   const int = (n: number) => Math.floor(next() * n);
@@ -96,7 +113,7 @@ describe("a body parsed in pieces is the body JSON.parse makes", () => {
       const change = int(3);
       const mutant = change === 0 ? text.slice(0, at) + text.slice(at + 1) : text.slice(0, at) + pick(noise) + text.slice(at + (change === 1 ? 1 : 0));
       const expected = outcome(() => JSON.parse(mutant));
-      const got = outcome(() => parsePieced(mutant, memo.scope("acct")));
+      const got = outcome(() => parsePieced(mutant, counted(memo.scope("acct"))));
       expect(got.ok).toBe(expected.ok);
       if (got.ok && expected.ok) expect(isDeepStrictEqual(got.value, expected.value)).toBe(true);
       if (!expected.ok) failed++;
@@ -104,6 +121,37 @@ describe("a body parsed in pieces is the body JSON.parse makes", () => {
     // The mutations made both kinds of text.
     expect(failed).toBeGreaterThan(200);
     expect(failed).toBeLessThan(1_900);
+    // The ASCII mutants' unchanged elements were passed over as the text before them had them.
+    expect(skips).toBeGreaterThan(4_000);
+  });
+
+  test("300 conversations of 6 turns, each turn the last one edited as agents edit it, parse as JSON.parse does (fixed seed)", () => {
+    const memo = createParseMemo({ maxChars: 1 << 20 });
+    const before = skips;
+    const message = (): string => write({ role: pick(["user", "assistant"]), content: [{ type: "text", text: "n".repeat(int(300)) + string() }, value(2)] });
+    for (let c = 0; c < 300; c++) {
+      ascii = c % 4 !== 0;
+      const { messages: _, ...rest } = body();
+      // Each message written once, as a client keeps its conversation and sends it again.
+      const messages = Array.from({ length: 1 + int(6) }, message);
+      const account = memo.scope(`acct${c % 7}`);
+      for (let turn = 0; turn < 6; turn++) {
+        // A turn: new messages after the others; now and then one changed in place (a marker moved), one dropped, or the members in another order.
+        messages.push(...Array.from({ length: 1 + int(3) }, message));
+        const edit = int(5);
+        if (edit === 0) messages[int(messages.length)] = message();
+        if (edit === 1 && messages.length > 1) messages.splice(int(messages.length), 1);
+        const others = Object.entries(rest).map(([k, v]) => `${JSON.stringify(k)}:${write(v)}`);
+        const members = [`"messages":[${messages.join(",")}]`, ...others];
+        const text = `{${(edit === 2 ? members.reverse() : members).join(",")}}`;
+        const got = outcome(() => parsePieced(text, counted(account)));
+        const expected = outcome(() => JSON.parse(text));
+        expect(got.ok).toBe(expected.ok);
+        if (got.ok && expected.ok) expect(isDeepStrictEqual(got.value, expected.value)).toBe(true);
+      }
+    }
+    // Most messages of a turn are the last turn's, in place.
+    expect(skips - before).toBeGreaterThan(4_000);
   });
 
   const big = (members: string) => `{"model":"normal",${members}}`;
