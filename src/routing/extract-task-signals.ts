@@ -83,8 +83,8 @@ function userText(content: readonly ContentPart[]): string | null {
 interface ContentSignals {
   readonly chars: number;
   readonly hasImage: boolean;
-  /** Its text parts joined; null when it has none. */
-  readonly text: string | null;
+  /** Its text parts joined, null when it has none; read only for a user message (undefined until then). */
+  text: string | null | undefined;
 }
 
 /**
@@ -104,7 +104,7 @@ function contentSignals(content: readonly ContentPart[]): ContentSignals {
     chars += partChars(part);
     if (!image && hasImage(part)) image = true;
   }
-  const signals: ContentSignals = { chars, hasImage: image, text: userText(content) };
+  const signals: ContentSignals = { chars, hasImage: image, text: undefined };
   if (Object.isFrozen(content)) readBefore.set(content, signals);
   return signals;
 }
@@ -144,7 +144,10 @@ export function extractTaskSignals(request: CanonicalRequest, scanChars: number)
     const signals = contentSignals(message.content);
     chars += signals.chars;
     if (signals.hasImage) hasImages = true;
-    if (message.role !== "user" || signals.text === null) continue;
+    if (message.role !== "user") continue;
+    // Null (no text: tool results only) is kept too; only undefined is unread.
+    if (signals.text === undefined) signals.text = userText(message.content);
+    if (signals.text === null) continue;
     depth++;
     newest ??= signals.text;
   }

@@ -61,6 +61,26 @@ describe("extractTaskSignals", () => {
     expect(first).toMatchObject({ text: "the newest request", depth: 2, lastIsToolResult: false });
   });
 
+  test("a shared user message of tool results alone (no text) is read once too", () => {
+    let reads = 0;
+    const result = toolResult("t1", "exit 0");
+    const counted = Object.defineProperty({ ...result }, "type", {
+      get() {
+        reads++;
+        return "tool_result";
+      },
+      enumerable: true,
+    }) as ContentPart;
+    const history = [user("run the tests"), assistant(toolCall("t1")), { role: "user" as const, content: Object.freeze([counted]) }, assistant("done"), user("thanks")];
+    const first = extractTaskSignals(request(history), SCAN_CHARS);
+    const readsAtFirst = reads;
+    expect(readsAtFirst).toBeGreaterThan(0);
+    expect(extractTaskSignals(request(history), SCAN_CHARS)).toEqual(first);
+    expect(reads).toBe(readsAtFirst);
+    // The tool-result turn is no user turn of its own.
+    expect(first.depth).toBe(2);
+  });
+
   test("content that is not shared may change between requests, and its signals with it", () => {
     const content: ContentPart[] = [{ type: "text", text: "short" }];
     const history = [{ role: "user" as const, content }];
