@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createParseMemo, type ParseScope } from "../../src/pipeline/create-parse-memo.ts";
 import { parseJsonText } from "../../src/pipeline/parse-json-text.ts";
+import { countSkips } from "../helpers/count-skips.ts";
 
 /** A message of about `chars` characters, told apart by `n`. */
 const message = (n: number, chars = 200): string => JSON.stringify({ role: "user", content: [{ type: "text", text: `${n} `.padEnd(chars, "w") }] });
@@ -146,19 +147,8 @@ describe("createParseMemo: an account's next body, its pieces in place", () => {
   const conversation = (ns: readonly number[]): string => `{"model":"normal","messages":[${ns.map((n) => message(n, 500)).join(",")}]}`;
   /** Reads `text` as the gateway reads a big ASCII body through the account's scope; counts the elements its scan passed over. */
   function readBody(memo: ReturnType<typeof createParseMemo>, text: string): { value: unknown; skipped: number } {
-    const scope = memo.scope("a");
     let skipped = 0;
-    const counting: ParseScope = {
-      read: (...args) => scope.read(...args),
-      skipper(t, b) {
-        const skip = scope.skipper!(t, b);
-        return (...args) => {
-          const end = skip(...args);
-          if (end >= 0) skipped++;
-          return end;
-        };
-      },
-    };
+    const counting = countSkips(memo.scope("a"), () => skipped++);
     return { value: parseJsonText(text, true, counting, Buffer.from(text)).value, skipped };
   }
 

@@ -5,6 +5,7 @@ import { parseJsonText } from "../../src/pipeline/parse-json-text.ts";
 import { parseReusingPieces } from "../../src/pipeline/parse-reusing-pieces.ts";
 import { MAX_JSON_DEPTH } from "../../src/pipeline/exceeds-json-depth.ts";
 import { scanJsonText } from "../../src/pipeline/scan-json-text.ts";
+import { countSkips } from "../helpers/count-skips.ts";
 import { seededRandom, type Json } from "../helpers/seeded-random.ts";
 
 /** Strings full of what could fool a scanner: brackets, commas, colons, quotes, runs of backslashes. */
@@ -34,20 +35,7 @@ const parsePieced = (text: string, scope: ParseScope) => parseJsonText(text, tru
 
 /** Elements the scans passed over as the account's last body had them (see ParseScope.skipper). */
 let skips = 0;
-/** `scope`, its scans' skips counted. */
-function counted(scope: ParseScope): ParseScope {
-  return {
-    read: (...args) => scope.read(...args),
-    skipper(text, bytes) {
-      const skip = scope.skipper!(text, bytes);
-      return (...args) => {
-        const end = skip(...args);
-        if (end >= 0) skips++;
-        return end;
-      };
-    },
-  };
-}
+const counted = (scope: ParseScope): ParseScope => countSkips(scope, () => skips++);
 
 describe("a body parsed in pieces is the body JSON.parse makes", () => {
   const next = seededRandom(7);
