@@ -49,6 +49,18 @@ export interface ParseScope {
    * read from the kept value by `read` for these very bytes, with no hash and no search.
    */
   skipper?(text: string, bytes: Uint8Array): SkipKnownElement;
+  /**
+   * Whether the account has kept the first of these pieces of `text` that is big enough to keep
+   * (the conversation's opening message, which its later turns repeat). When it has not (a
+   * conversation's first or second sight), the body is parsed whole and its pieces handed to `note`.
+   */
+  keepsFirst?(text: string, pieces: readonly { readonly start: number; readonly end: number }[], bytes: Uint8Array | undefined): boolean;
+  /**
+   * The piece `text.slice(start, end)` at `slot`, whose value `value` a whole parse of the body
+   * made: noted, or kept from its second sighting (`value` is then frozen and shared), as `read`
+   * does, without a parse of its own.
+   */
+  note?(text: string, start: number, end: number, bytes: Uint8Array | undefined, slot: PieceSlot | undefined, value: unknown): void;
 }
 
 export interface ParseMemo {
@@ -67,6 +79,13 @@ const FROZEN_LEVELS = 3;
 
 /** A copy of `piece` that holds only its own characters. */
 const ownCopy = (piece: string): string => Buffer.from(piece, "utf8").toString("utf8");
+
+/**
+ * A piece's key among its account's: 32 bits of hash and 21 of length, one number, exact below
+ * 2^53. CRC-32 of ASCII text and of its bytes agree, so a piece kept either way is found either way.
+ */
+const keyOf = (text: string, start: number, end: number, bytes: Uint8Array | undefined): number =>
+  Bun.hash.crc32(bytes ? bytes.subarray(start, end) : text.slice(start, end)) * 0x200000 + ((end - start) & 0x1fffff);
 
 /** Whether `kept` is the piece: the same bytes, or the same text. */
 function isPiece(kept: Buffer | string, text: string, start: number, end: number, bytes: Uint8Array | undefined): boolean {
@@ -187,38 +206,48 @@ export function createParseMemo(options: { readonly maxChars: number }): ParseMe
           place(slot, known);
           return known.value;
         }
-        const found = readKnown(own, text, start, end, bytes);
+        const found = readKnown(own, text, start, end, bytes, () => JSON.parse(text.slice(start, end)));
         place(slot, found.piece);
         return found.value;
+      },
+      keepsFirst(text, pieces, bytes) {
+        const first = pieces.find(({ start, end }) => end - start >= MIN_PIECE_CHARS);
+        if (first === undefined) return false;
+        if (bytes !== undefined && bytes === skipped && passed?.has(first.start)) return true;
+        const kept = accounts.get(accountId)?.get(keyOf(text, first.start, first.end, bytes))?.text;
+        return kept !== undefined && isPiece(kept, text, first.start, first.end, bytes);
+      },
+      note(text, start, end, bytes, slot, value) {
+        if (end - start < MIN_PIECE_CHARS) return;
+        own ??= piecesOf(accountId);
+        place(slot, readKnown(own, text, start, end, bytes, () => value).piece);
       },
     };
   }
 
-  /** A piece read through the account's pieces: the kept value, or parsed now (and noted, or kept). */
-  function readKnown(own: Pieces, text: string, start: number, end: number, bytes: Uint8Array | undefined): { piece: Remembered; value: unknown } {
+  /** A piece read through the account's pieces: the kept value, or `parse`d now (and noted, or kept). */
+  function readKnown(own: Pieces, text: string, start: number, end: number, bytes: Uint8Array | undefined, parse: () => unknown): { piece: Remembered; value: unknown } {
     const length = end - start;
-    // 32 bits of hash and 21 of length: one number, exact below 2^53. CRC-32 of ASCII text and
-    // of its bytes agree, so a piece kept either way is found either way.
-    const key = Bun.hash.crc32(bytes ? bytes.subarray(start, end) : text.slice(start, end)) * 0x200000 + (length & 0x1fffff);
+    const key = keyOf(text, start, end, bytes);
     const known = own.get(key);
     if (known?.text !== undefined && isPiece(known.text, text, start, end, bytes)) {
       known.hot = true;
       return { piece: known, value: known.value };
     }
-    const piece = text.slice(start, end);
     if (known === undefined) {
       const seen: Remembered = { text: undefined, value: undefined, size: SEEN_SIZE, hot: false };
       remember(own, key, seen);
-      return { piece: seen, value: JSON.parse(piece) };
+      return { piece: seen, value: parse() };
     }
     // Seen before (or another piece under the same key): kept from now on, unless a copy of
     // the text is not the text (a lone surrogate, which text decoded from bytes never holds).
-    const value: unknown = JSON.parse(piece);
+    const value = parse();
     let copy: Buffer | string;
     // A copy (a Buffer's slice would be a view of the whole body), kept as a Buffer: comparing
     // it then makes no wrapper object, which a conversation's hundreds of pieces felt.
     if (bytes) copy = Buffer.from(bytes.subarray(start, end));
     else {
+      const piece = text.slice(start, end);
       copy = ownCopy(piece);
       if (copy !== piece) return { piece: known, value };
     }

@@ -12,42 +12,34 @@ const MIN_PIECED_CHARS = 1024;
  */
 const MAX_PIECES = 10_000;
 
-/** Where one piece's value goes: the member, and the element when the member is an array. */
-interface Placed {
+/** One piece of a body: its member (the key, and the key as written), its place in the member's array, where its text lies. */
+interface Piece {
   readonly key: string;
+  /** The key as written, quotes included: it names the piece's place for the memo (see ParseScope.skipper). */
+  readonly member: string;
+  /** -1 for a member's whole value. */
   readonly index: number;
   /** How many elements the array has, by the scan. */
   readonly count: number;
-  readonly value: unknown;
+  readonly start: number;
+  readonly end: number;
 }
 
 /**
- * The value of `text`, a JSON object as `scan` (with members) found it, with each big member's
- * value, or each element of a big array, read through `scope`: what the account sent before is
- * not parsed again. The rest of the text is parsed as usual, each piece standing in as `0`, so
- * that parse checks everything between the pieces (and `scope` each piece): the result is the one
- * `JSON.parse(text)` gives, or an error. `bytes`, one a character of `text`, go on to `scope`.
- * Undefined when the text is not read so (a repeated or odd key, no members found): parse it whole.
+ * The pieces of `text`, a JSON object as `scan` (with members) found it: each big member's value,
+ * or each element of a big array. Undefined when the text is not read so (a repeated or odd key,
+ * no members found, more pieces than a conversation has).
  */
-export function parseReusingPieces(text: string, scan: JsonTextScan, scope: ParseScope, bytes?: Uint8Array): unknown {
+function listPieces(text: string, scan: JsonTextScan): Piece[] | undefined {
   const { members, elements } = scan;
   if (!members || !elements) return undefined;
-  let pieces = 0;
+  let count = 0;
   for (let m = 0, i = 0; i < members.length; m++, i += MEMBER_OFFSETS) {
-    if (members[i + 2]! - members[i + 3]! >= MIN_PIECED_CHARS) pieces += (elements[m]?.length ?? 2) / 2;
+    if (members[i + 2]! - members[i + 3]! >= MIN_PIECED_CHARS) count += (elements[m]?.length ?? 2) / 2;
   }
-  if (pieces > MAX_PIECES) return undefined;
-  const skeleton: string[] = [];
-  const placed: Placed[] = [];
+  if (count > MAX_PIECES) return undefined;
+  const pieces: Piece[] = [];
   const keys = new Set<string>();
-  let at = 0;
-  const place = (key: string, index: number, count: number, start: number, end: number, member?: string): boolean => {
-    if (start < at || end <= start) return false;
-    skeleton.push(text.slice(at, start), "0");
-    at = end;
-    placed.push({ key, index, count, value: scope.read(text, start, end, bytes, member === undefined ? undefined : { member, index }) });
-    return true;
-  };
   for (let m = 0, i = 0; i < members.length; m++, i += MEMBER_OFFSETS) {
     const key = readJsonStringAt(text, members[i]!, members[i + 1]!);
     // With a repeated key the last value counts, which the pieces cannot tell; `__proto__` is an own member only as the parse makes it.
@@ -56,31 +48,80 @@ export function parseReusingPieces(text: string, scan: JsonTextScan, scope: Pars
     const valueEnd = members[i + 2]!;
     const valueStart = members[i + 3]!;
     if (valueEnd - valueStart < MIN_PIECED_CHARS) continue;
+    const member = text.slice(members[i]!, members[i + 1]!);
     const items = elements[m];
     if (items === undefined) {
-      if (!place(key, -1, 0, valueStart, valueEnd)) return undefined;
+      pieces.push({ key, member, index: -1, count: 0, start: valueStart, end: valueEnd });
       continue;
     }
-    // The member's key as written names its elements' places for the memo (see ParseScope.skipper).
-    const member = text.slice(members[i]!, members[i + 1]!);
-    for (let e = 0; e < items.length; e += 2) {
-      if (!place(key, e / 2, items.length / 2, items[e]!, items[e + 1]!, member)) return undefined;
-    }
+    for (let e = 0; e < items.length; e += 2) pieces.push({ key, member, index: e / 2, count: items.length / 2, start: items[e]!, end: items[e + 1]! });
   }
-  if (placed.length === 0) return undefined;
+  return pieces;
+}
+
+/** Where a piece sits for the memo: its member and index, for an element of an array. */
+const slotOf = (piece: Piece) => (piece.index < 0 ? undefined : { member: piece.member, index: piece.index });
+
+/**
+ * The value of `text`, a JSON object as `scan` (with members) found it, with each big member's
+ * value, or each element of a big array, read through `scope`: what the account sent before is
+ * not parsed again. The rest of the text is parsed as usual, each piece standing in as `0`, so
+ * that parse checks everything between the pieces (and `scope` each piece): the result is the one
+ * `JSON.parse(text)` gives, or an error. `bytes`, one a character of `text`, go on to `scope`. A
+ * conversation the account has not kept is parsed whole, its pieces noted from that parse.
+ * Undefined when the text is not read so (a repeated or odd key, no members found): parse it whole.
+ */
+export function parseReusingPieces(text: string, scan: JsonTextScan, scope: ParseScope, bytes?: Uint8Array): unknown {
+  const pieces = listPieces(text, scan);
+  if (pieces === undefined || pieces.length === 0) return undefined;
+  // A conversation the account has not kept (its first or second sight here): one parse of the
+  // whole costs less than one a piece, and the pieces are noted, or kept, from it.
+  if (scope.keepsFirst?.(text, pieces, bytes) === false && scope.note !== undefined) return parseWholeNoting(text, pieces, scope, bytes);
+  const skeleton: string[] = [];
+  const values: unknown[] = [];
+  let at = 0;
+  for (const piece of pieces) {
+    const { start, end } = piece;
+    if (start < at || end <= start) return undefined;
+    skeleton.push(text.slice(at, start), "0");
+    at = end;
+    values.push(scope.read(text, start, end, bytes, slotOf(piece)));
+  }
   skeleton.push(text.slice(at));
   const body: unknown = JSON.parse(skeleton.join(""));
   if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
   const target = body as Record<string, unknown>;
-  for (const { key, index, count, value } of placed) {
+  for (let p = 0; p < pieces.length; p++) {
+    const { key, index, count } = pieces[p]!;
     if (index < 0) {
       if (target[key] !== 0) return undefined;
-      target[key] = value;
+      target[key] = values[p];
       continue;
     }
     const list = target[key];
     if (!Array.isArray(list) || list.length !== count || list[index] !== 0) return undefined;
-    list[index] = value;
+    list[index] = values[p];
   }
   return body;
+}
+
+/**
+ * `text` parsed whole, its pieces handed to `scope.note` with their values taken from the parsed
+ * body. Every piece is matched with the body before any is noted (a value noted beside text that
+ * is not its own would be reused for that text); a body they do not match is only parsed.
+ */
+function parseWholeNoting(text: string, pieces: readonly Piece[], scope: ParseScope, bytes: Uint8Array | undefined): unknown {
+  const value: unknown = JSON.parse(text);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const body = value as Record<string, unknown>;
+  for (const { key, index, count } of pieces) {
+    if (!Object.hasOwn(body, key)) return value;
+    const member = body[key];
+    if (index >= 0 && (!Array.isArray(member) || member.length !== count)) return value;
+  }
+  for (const piece of pieces) {
+    const member = body[piece.key];
+    scope.note!(text, piece.start, piece.end, bytes, slotOf(piece), piece.index < 0 ? member : (member as unknown[])[piece.index]);
+  }
+  return value;
 }

@@ -215,3 +215,54 @@ describe("createParseMemo: an account's next body, its pieces in place", () => {
     expect(memo.chars).toBeLessThanOrEqual(4_000);
   });
 });
+
+describe("createParseMemo: a body nothing of which is kept in place is parsed whole", () => {
+  const conversation = (ns: readonly number[]): string => `{"model":"normal","messages":[${ns.map((n) => message(n, 500)).join(",")}]}`;
+  const parse = (memo: ReturnType<typeof createParseMemo>, text: string, account = "a") => parseJsonText(text, true, memo.scope(account), Buffer.from(text)).value as { messages: unknown[] };
+
+  test("the first and second sight take their pieces from one parse of the whole; the second keeps them, and the third reuses those very values", () => {
+    const memo = createParseMemo({ maxChars: 1 << 20 });
+    const text = conversation([1, 2, 3]);
+    const reads: number[] = [];
+    const scope = memo.scope("a");
+    const watched: ParseScope = {
+      ...scope,
+      read(t, start, ...rest) {
+        reads.push(start);
+        return scope.read(t, start, ...rest);
+      },
+    };
+    expect(parseJsonText(text, true, watched, Buffer.from(text)).value).toEqual(JSON.parse(text));
+    // No piece was parsed on its own: the whole parse gave them all, and each was noted.
+    expect(reads).toEqual([]);
+    expect(memo.chars).toBeGreaterThan(0);
+    const second = parse(memo, text);
+    expect(Object.isFrozen(second.messages[0])).toBe(true);
+    const third = parse(memo, conversation([1, 2, 3, 4]));
+    expect(third.messages[0]).toBe(second.messages[0]);
+    expect(third.messages[2]).toBe(second.messages[2]);
+    expect(third).toEqual(JSON.parse(conversation([1, 2, 3, 4])));
+    // Another account has nothing of it.
+    expect(parse(memo, text, "b").messages[0]).not.toBe(second.messages[0]);
+  });
+
+  test("a conversation kept stays reused while another, new one of the same account is parsed whole", () => {
+    const memo = createParseMemo({ maxChars: 1 << 20 });
+    const a = conversation([1, 2, 3]);
+    parse(memo, a);
+    const kept = parse(memo, a);
+    // A second conversation of the account, seen once: its order is now the account's last.
+    parse(memo, conversation([7, 8, 9]));
+    // The first one's next turn: not in place of the last body's pieces, but kept: read by its pieces, reused.
+    const next = parse(memo, conversation([1, 2, 3, 4]));
+    expect(next.messages[1]).toBe(kept.messages[1]);
+    expect(next).toEqual(JSON.parse(conversation([1, 2, 3, 4])));
+  });
+
+  test("a body whose pieces cannot be matched with its parse (a repeated key) is parsed whole and nothing is noted", () => {
+    const memo = createParseMemo({ maxChars: 1 << 20 });
+    const text = `{"model":"normal","messages":[${message(1, 500)},${message(2, 500)}],"messages":[${message(3, 500)},${message(4, 500)}]}`;
+    for (let i = 0; i < 3; i++) expect(parse(memo, text)).toEqual(JSON.parse(text));
+    expect(memo.chars).toBe(0);
+  });
+});
