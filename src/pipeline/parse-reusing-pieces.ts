@@ -76,7 +76,8 @@ export function parseReusingPieces(text: string, scan: JsonTextScan, scope: Pars
   if (pieces === undefined || pieces.length === 0) return undefined;
   // A conversation the account has not kept (its first or second sight here): one parse of the
   // whole costs less than one a piece, and the pieces are noted, or kept, from it.
-  if (scope.keepsFirst?.(text, pieces, bytes) === false && scope.note !== undefined) return parseWholeNoting(text, pieces, scope, bytes);
+  const { note } = scope;
+  if (note !== undefined && scope.keepsFirst?.(text, pieces, bytes) === false) return parseWholeNoting(text, pieces, note, bytes);
   const skeleton: string[] = [];
   const values: unknown[] = [];
   let at = 0;
@@ -106,11 +107,11 @@ export function parseReusingPieces(text: string, scan: JsonTextScan, scope: Pars
 }
 
 /**
- * `text` parsed whole, its pieces handed to `scope.note` with their values taken from the parsed
- * body. Every piece is matched with the body before any is noted (a value noted beside text that
- * is not its own would be reused for that text); a body they do not match is only parsed.
+ * `text` parsed whole, its pieces handed to `note` (the scope's) with their values taken from the
+ * parsed body. Every piece is matched with the body before any is noted (a value noted beside text
+ * that is not its own would be reused for that text); a body they do not match is only parsed.
  */
-function parseWholeNoting(text: string, pieces: readonly Piece[], scope: ParseScope, bytes: Uint8Array | undefined): unknown {
+function parseWholeNoting(text: string, pieces: readonly Piece[], note: NonNullable<ParseScope["note"]>, bytes: Uint8Array | undefined): unknown {
   const value: unknown = JSON.parse(text);
   if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
   const body = value as Record<string, unknown>;
@@ -121,7 +122,7 @@ function parseWholeNoting(text: string, pieces: readonly Piece[], scope: ParseSc
   }
   for (const piece of pieces) {
     const member = body[piece.key];
-    scope.note!(text, piece.start, piece.end, bytes, slotOf(piece), piece.index < 0 ? member : (member as unknown[])[piece.index]);
+    note(text, piece.start, piece.end, bytes, slotOf(piece), piece.index < 0 ? member : (member as unknown[])[piece.index]);
   }
   return value;
 }
