@@ -38,7 +38,8 @@ import { readSessionId } from "../routing/read-session-id.ts";
 import { startSim, type SimServer } from "../sim/start-sim.ts";
 import { createEventFramer } from "../upstream/passthrough/create-event-framer.ts";
 import { createEventInspector } from "../upstream/passthrough/create-event-inspector.ts";
-import { createModelRewriter, rewriteModel } from "../upstream/passthrough/create-model-rewriter.ts";
+import { rewriteModel } from "../upstream/passthrough/create-model-rewriter.ts";
+import { createTierRewrite } from "../upstream/passthrough/create-tier-rewrite.ts";
 import { forEachEvent } from "../upstream/passthrough/for-each-event.ts";
 import { sniffUsage } from "../upstream/passthrough/sniff-usage.ts";
 import { createSseSplitter } from "../upstream/sse/create-sse-splitter.ts";
@@ -186,22 +187,22 @@ function perEvent(chunks: readonly Uint8Array[]): Uint8Array[] {
     .map((block) => Buffer.from(`${block}\n\n`));
 }
 
-/** Same-format: each event read once as it passes (framer, walk, inspector) and `model` rewritten. */
+/** Same-format: each event read once as it passes (framer, walk, inspector) and `model` rewritten, as the pipe does. */
 function sameFormatStream(format: BenchFormat, chunks: readonly Uint8Array[]): () => number {
   return () => {
     const framer = createEventFramer(1 << 20);
     const inspector = createEventInspector(wireApi(format), false);
-    const rewriter = createModelRewriter(BENCH_MODELS.all, SAME_FORMAT_TIER);
-    let events = 0;
+    const rewrite = createTierRewrite(wireApi(format), BENCH_MODELS.all, SAME_FORMAT_TIER);
+    let out = 0;
     for (const chunk of chunks) {
       const bytes = framer.push(chunk);
       forEachEvent(bytes, (event) => {
-        if (event.data !== undefined && inspector.step(event.name, event.data) !== "malformed") events++;
+        if (event.data !== undefined && inspector.step(event.name, event.data) !== "malformed") out++;
         return true;
       });
-      rewriter.push(bytes);
+      out += rewrite(bytes).length;
     }
-    return events + rewriter.flush().length;
+    return out;
   };
 }
 

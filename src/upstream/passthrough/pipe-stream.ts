@@ -10,7 +10,7 @@ import { readNext, type ByteReader } from "../sse/read-first-event.ts";
 import { streamFailures } from "../sse/stream-failures.ts";
 import { createEventFramer } from "./create-event-framer.ts";
 import { createEventInspector } from "./create-event-inspector.ts";
-import { createModelRewriter } from "./create-model-rewriter.ts";
+import { createTierRewrite } from "./create-tier-rewrite.ts";
 import { forEachEvent } from "./for-each-event.ts";
 import { readFilteredRest } from "./read-filtered-rest.ts";
 import { sniffUsage } from "./sniff-usage.ts";
@@ -117,10 +117,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
   const { api, limits } = request;
   const framer = createEventFramer(limits.maxEventBytes);
   const inspector = createEventInspector(api, request.hideUsageChunk === true);
-  const rewriter = createModelRewriter(request.upstreamModelId, request.tier);
-  // Where the API names the model once (Messages' message_start), bytes pass through untouched after it.
-  const rewriteEveryChunk = api.modelInEveryEvent && request.upstreamModelId !== request.tier;
-  let raw = request.upstreamModelId === request.tier;
+  const rewrite = createTierRewrite(api, request.upstreamModelId, request.tier);
   // The last two chunks sent: where the failure path finds the sequence number.
   let latest: Uint8Array | undefined;
   let previous: Uint8Array | undefined;
@@ -203,16 +200,6 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
       else held.push(hold);
     }
     return bytes;
-  };
-
-  /** `model` shown as the tier. The bytes are whole events, so the rewriter never holds any back. */
-  const rewrite = (bytes: Buffer): Buffer => {
-    if (raw || bytes.length === 0) return bytes;
-    let out = rewriter.push(bytes);
-    const rest = rewriter.flush();
-    if (rest.length > 0) out = out.length === 0 ? rest : Buffer.concat([out, rest]);
-    if (!rewriteEveryChunk && rewriter.rewritten > 0) raw = true;
-    return out;
   };
 
   /** Notes bytes that went out as part of the answer (not keep-alives, not the gateway's error event). */
