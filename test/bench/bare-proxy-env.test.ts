@@ -7,6 +7,7 @@ describe("bareProxyEnv", () => {
       PATH: "/usr/bin",
       BUN_JSC_minEdenToOldGenerationRatio: "0.75",
       MIMALLOC_PURGE_DELAY: "1000",
+      BUN_JSC_heapGrowthMaxIncrease: "1",
       BARE_PORT: "4100",
       BARE_HOST: "127.0.0.1",
       BARE_UPSTREAM: "http://127.0.0.1:4000",

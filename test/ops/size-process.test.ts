@@ -9,8 +9,10 @@ const FETCH_POOL_VARIABLE = "BUN_CONFIG_MAX_HTTP_REQUESTS";
 const OLD_GENERATION_VARIABLE = "BUN_JSC_minEdenToOldGenerationRatio";
 /** The allocator's (mimalloc's) delay before freed memory goes back to the system. */
 const PURGE_DELAY_VARIABLE = "MIMALLOC_PURGE_DELAY";
-/** An environment where all three are set as the gateway sets them. */
-const SIZED = { [FETCH_POOL_VARIABLE]: "16384", [OLD_GENERATION_VARIABLE]: "0.75", [PURGE_DELAY_VARIABLE]: "1000" };
+/** The JSC option that holds the heap's growth to what hosts under 16 GiB get. */
+const HEAP_GROWTH_VARIABLE = "BUN_JSC_heapGrowthMaxIncrease";
+/** An environment where all four are set as the gateway sets them. */
+const SIZED = { [FETCH_POOL_VARIABLE]: "16384", [OLD_GENERATION_VARIABLE]: "0.75", [PURGE_DELAY_VARIABLE]: "1000", [HEAP_GROWTH_VARIABLE]: "1" };
 
 /**
  * A C library whose limits are given and whose exec is recorded (a real one would replace the test
@@ -61,18 +63,26 @@ describe("sizeProcess", () => {
     expect(execs.map((exec) => exec.env)).toEqual([SIZED]);
   });
 
-  test("an operator's own collector setting and purge delay are kept", () => {
+  test("everything sized but the heap growth: replaced by itself with it added", () => {
     const { libc, execs } = fakeLibc({ soft: 1_048_576, hard: 1_048_576 });
-    sizeProcess(16_384, libc, { [OLD_GENERATION_VARIABLE]: "0.5", [PURGE_DELAY_VARIABLE]: "100" });
-    expect(execs.map((exec) => exec.env)).toEqual([{ [FETCH_POOL_VARIABLE]: "16384", [OLD_GENERATION_VARIABLE]: "0.5", [PURGE_DELAY_VARIABLE]: "100" }]);
+    const { [HEAP_GROWTH_VARIABLE]: _growth, ...rest } = SIZED;
+    sizeProcess(16_384, libc, rest);
+    expect(execs.map((exec) => exec.env)).toEqual([SIZED]);
+  });
+
+  test("an operator's own collector setting, purge delay and heap growth are kept", () => {
+    const own = { [OLD_GENERATION_VARIABLE]: "0.5", [PURGE_DELAY_VARIABLE]: "100", [HEAP_GROWTH_VARIABLE]: "3" };
+    const { libc, execs } = fakeLibc({ soft: 1_048_576, hard: 1_048_576 });
+    sizeProcess(16_384, libc, own);
+    expect(execs.map((exec) => exec.env)).toEqual([{ [FETCH_POOL_VARIABLE]: "16384", ...own }]);
     const again = fakeLibc({ soft: 1_048_576, hard: 1_048_576 });
-    sizeProcess(16_384, again.libc, { [FETCH_POOL_VARIABLE]: "16384", [OLD_GENERATION_VARIABLE]: "0.5", [PURGE_DELAY_VARIABLE]: "100" });
+    sizeProcess(16_384, again.libc, { [FETCH_POOL_VARIABLE]: "16384", ...own });
     expect(again.execs).toEqual([]);
   });
 
   // Bun refuses to start on a BUN_JSC_ variable that names no option of its JSC: an upgrade that
   // dropped this one would stop every gateway at its exec.
-  test("this Bun knows the collector option: a process started with it runs", () => {
+  test("this Bun knows the collector and heap growth options: a process started with them runs", () => {
     const child = Bun.spawnSync([process.execPath, "-e", "console.log('ran')"], { env: { ...process.env, ...SIZED }, stdout: "pipe", stderr: "pipe" });
     expect({ code: child.exitCode, out: child.stdout.toString().trim(), err: child.stderr.toString() }).toEqual({ code: 0, out: "ran", err: "" });
   });
@@ -148,13 +158,13 @@ describe("tuneRuntime", () => {
   test("without the runtime tuning: replaced by itself with it added, the rest of the environment kept", () => {
     const { libc, execs } = fakeLibc({ soft: 1024, hard: 1024 });
     tuneRuntime(libc, { PATH: "/usr/bin", [PURGE_DELAY_VARIABLE]: "100" });
-    expect(execs.map((exec) => exec.env)).toEqual([{ PATH: "/usr/bin", [OLD_GENERATION_VARIABLE]: "0.75", [PURGE_DELAY_VARIABLE]: "100" }]);
+    expect(execs.map((exec) => exec.env)).toEqual([{ PATH: "/usr/bin", [OLD_GENERATION_VARIABLE]: "0.75", [PURGE_DELAY_VARIABLE]: "100", [HEAP_GROWTH_VARIABLE]: "1" }]);
     expect(execs[0]!.path).toBe(process.execPath);
   });
 
-  test("with both set, or no C library: nothing happens", () => {
+  test("with all set, or no C library: nothing happens", () => {
     const { libc, execs } = fakeLibc({ soft: 1024, hard: 1024 });
-    tuneRuntime(libc, { [OLD_GENERATION_VARIABLE]: "0.5", [PURGE_DELAY_VARIABLE]: "100" });
+    tuneRuntime(libc, { [OLD_GENERATION_VARIABLE]: "0.5", [PURGE_DELAY_VARIABLE]: "100", [HEAP_GROWTH_VARIABLE]: "2" });
     expect(execs).toEqual([]);
     expect(() => tuneRuntime("not on Linux (darwin)", {})).not.toThrow();
   });
