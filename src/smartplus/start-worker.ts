@@ -37,6 +37,8 @@ export function startWorker(options: WorkerOptions): Worker {
       const timer = setTimeout(done, ms);
       function done(): void {
         clearTimeout(timer);
+        // Else every poll of an idle queue (one a second) would leave one on the signal for good.
+        stopping.signal.removeEventListener("abort", done);
         wakeUp = null;
         resolve();
       }
