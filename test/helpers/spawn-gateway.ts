@@ -35,10 +35,14 @@ export interface SpawnOptions {
   readonly detached?: boolean;
 }
 
-/** Starts `bun run src/main.ts` as users do and waits for it to listen (or exit). */
+/** Starts `bun run src/main.ts` as users do and waits for it to listen (or exit); without Redis unless `env` names one. */
 export async function spawnGateway(env: Record<string, string | undefined>, waitForKey: boolean, options: SpawnOptions = {}): Promise<SpawnedGateway> {
   const childEnv: Record<string, string> = {};
-  for (const [name, value] of Object.entries({ ...process.env, ...env })) if (value !== undefined) childEnv[name] = value;
+  // The runner's Redis (CI sets REDIS_URL) is the gateway's only when the test passes it, with a
+  // config of its own prefix: under the default one its limits, pins and cached answers outlived
+  // the run (month counters for 40 days).
+  const { REDIS_URL: _runnersRedis, ...inherited } = process.env;
+  for (const [name, value] of Object.entries({ ...inherited, ...env })) if (value !== undefined) childEnv[name] = value;
   const command = options.command ?? ["bun", "run", "src/main.ts"];
   const child = Bun.spawn([...command], { cwd: ROOT, env: childEnv, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: options.detached ?? false });
   const lines = await readLinesUntil(child.stdout, (seen) => {
