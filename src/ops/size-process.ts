@@ -16,12 +16,12 @@ const OLD_GENERATION_RATIO = "0.75";
 /**
  * JSC's heap growth on a host with 16 GiB of RAM or more (its "aggressive" mode): after a full
  * collection the heap may grow to about (1 + this) times what survived; JSC's default is 3, so
- * four times, where a smaller host (or a container limited below 16 GiB) gets two. At 1 the
- * gateway's heap grows alike on every host. Bench on a 24 GiB VM, Postgres + Redis, same rounds
- * (`--baseline . --baseline-env BUN_JSC_heapGrowthMaxIncrease=1`, against 3): peak RSS under load
- * 120-126 against 132-161 MB; CPU a request +4% on small requests (8 rounds: JSON 323 against 311
- * µs, stream 492 against 471), +4% to +32% on big bodies (5 rounds: 1 MB 6049 against 5814 µs,
- * 1 MB with images 4676 against 3529), the same p50. Set only where the environment does not.
+ * four times, where a smaller host gets two. At 1 the gateway's heap grows alike on every host.
+ * Bench on a 24 GiB VM, Postgres + Redis, same rounds (`--baseline . --baseline-env
+ * BUN_JSC_heapGrowthMaxIncrease=1`, against 3): peak RSS under load 120-126 against 132-161 MB;
+ * CPU a request +4% on small requests (8 rounds: JSON 323 against 311 µs, stream 492 against
+ * 471), +4% to +32% on big bodies (5 rounds: 1 MB 6049 against 5814 µs, 1 MB with images 4676
+ * against 3529), the same p50. Set only where the environment does not.
  */
 const HEAP_GROWTH_VARIABLE = "BUN_JSC_heapGrowthMaxIncrease";
 const HEAP_GROWTH = "1";
@@ -42,8 +42,9 @@ const PURGE_DELAY_MS = "1000";
 const RESERVED_FILES = 256;
 
 /**
- * The runtime's own tuning start-up adds to the environment (the collector, the heap's growth and the allocator), each
- * where `env` does not set it: what the gateway runs under, and the bench's bare proxy with it.
+ * The runtime's own tuning start-up adds to the environment (the collector, the heap's growth and
+ * the allocator), each where `env` does not set it: what the gateway runs under, and the bench's
+ * bare proxy with it.
  */
 export function runtimeTuning(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   return {
@@ -83,11 +84,12 @@ function ownCommand(): readonly string[] {
 
 /**
  * Sizes the process for `maxUpstreamRequests` open upstream calls before anything starts: the
- * open-file limit goes to its hard limit (two sockets per stream; the hard limit itself is raised when
- * the process may), and Bun's fetch pool, JSC's collector and heap growth settings and the allocator's purge delay,
- * which are read from the environment only at start, are set by replacing this process with itself
- * under those variables (execve: same pid, so a supervisor's signals still reach it). Returns only
- * when no exec was needed, or when it failed; what could not be set comes back as one line each.
+ * open-file limit goes to its hard limit (two sockets per stream; the hard limit itself is raised
+ * when the process may), and Bun's fetch pool, JSC's collector and heap growth settings and the
+ * allocator's purge delay, which are read from the environment only at start, are set by
+ * replacing this process with itself under those variables (execve: same pid, so a supervisor's
+ * signals still reach it). Returns only when no exec was needed, or when it failed; what could not
+ * be set comes back as one line each.
  */
 export function sizeProcess(maxUpstreamRequests: number, libc: Libc | string, env: Readonly<Record<string, string | undefined>> = process.env): ProcessSizing {
   const warnings: string[] = [];
