@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
+import { getEventListeners } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAccountStore } from "../../src/accounts/account-store.ts";
 import { loadConfig } from "../../src/config/load-config.ts";
 import { MEMORY_DATA_DIR, openDatabase, type Database } from "../../src/db/client.ts";
+import type { Principal } from "../../src/accounts/principal.ts";
 import { createBlobStore } from "../../src/smartplus/create-blob-store.ts";
 import { createJobStore, type JobStore } from "../../src/smartplus/create-job-store.ts";
+import { handleTurn } from "../../src/smartplus/handle-turn.ts";
 import { startWorker } from "../../src/smartplus/start-worker.ts";
 import { DATABASE_HOOK_TIMEOUT_MS, openTestDatabase, type TestDatabase } from "../helpers/test-database.ts";
 
@@ -111,5 +114,34 @@ describe("the job queue", () => {
     expect(await store.expireDue()).toContain(old!);
     expect((await store.get(stuck!))?.state).toBe("failed");
     expect((await store.get(old!))?.state).toBe("expired");
+  });
+  // A turn reads its job five times a second while it waits (up to turnWaitMs, 20 s by default).
+  test("a turn waiting on its job leaves no abort listener on the request for each read", async () => {
+    const store = createJobStore(testDb.database);
+    const [id] = await queuedJobs(store, 1);
+    let reads = 0;
+    const watched: JobStore = {
+      ...store,
+      forConversation: () => store.get(id!),
+      get: async (jobId) => {
+        if (++reads === 20) await store.fail(jobId, "stopped by the test");
+        return store.get(jobId);
+      },
+    };
+    const request = new Request("http://localhost/v1/messages", { method: "POST", headers: { host: "localhost" } });
+    const response = await handleTurn(
+      { store: watched, config: () => loadConfig({}), pollMs: 1 },
+      {
+        format: "messages",
+        request,
+        body: { model: "smart-plus", max_tokens: 64, messages: [{ role: "user", content: "fix the bug" }] },
+        principal: { accountId, keyId: "key_turn_test" } as Principal,
+        requestId: "req_turn_listeners",
+        headers: {},
+      },
+    );
+    expect(await response.text()).toContain("stopped by the test");
+    expect(reads).toBe(20);
+    expect(getEventListeners(request.signal, "abort")).toHaveLength(0);
   });
 });
