@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { deleteBenchRedisKeys } from "../../src/bench/bench-redis-prefix.ts";
 import { measureModuleCosts, type CostRow } from "../../src/bench/measure-module-costs.ts";
 import { DATABASE_HOOK_TIMEOUT_MS, openTestDatabase, type TestDatabase } from "../helpers/test-database.ts";
 
@@ -9,7 +10,11 @@ beforeAll(async () => {
   db = await openTestDatabase();
   rows = await measureModuleCosts({ database: db.database, redisUrl: process.env.REDIS_URL, formats: ["messages", "chat"], calls: { warmup: 20, iterations: 50, rounds: 1 }, loadedInFlight: 8 });
 }, DATABASE_HOOK_TIMEOUT_MS);
-afterAll(() => db.close(), DATABASE_HOOK_TIMEOUT_MS);
+afterAll(async () => {
+  await db.close();
+  // As the bench does at its end: the limiter's month counters would otherwise stay 40 days.
+  if (process.env.REDIS_URL) await deleteBenchRedisKeys(process.env.REDIS_URL);
+}, DATABASE_HOOK_TIMEOUT_MS);
 
 describe("measureModuleCosts", () => {
   test("times every part the issue names: the shared ones once, the per-format ones per format, the big body's", () => {

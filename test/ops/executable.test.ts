@@ -21,7 +21,9 @@ const ADMIN_TOKEN = "executable-test-admin-token-0123";
 async function startBinary(env: Record<string, string | undefined>) {
   if (env.DATABASE_URL !== undefined) env = { ...env, ROUTELANE_ADMIN_TOKEN: ADMIN_TOKEN };
   const childEnv: Record<string, string> = {};
-  for (const [name, value] of Object.entries({ ...process.env, ...env })) if (value !== undefined) childEnv[name] = value;
+  // Not the runner's Redis: under the default key prefix its limits, pins and cached answers outlived the run.
+  const { REDIS_URL: _runnersRedis, ...inherited } = process.env;
+  for (const [name, value] of Object.entries({ ...inherited, ...env })) if (value !== undefined) childEnv[name] = value;
   // Run from an empty directory: the executable needs nothing from the checkout.
   const child = Bun.spawn([binary], { cwd: mkdtempSync(join(work, "cwd-")), env: childEnv, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const reader = child.stdout.getReader();
