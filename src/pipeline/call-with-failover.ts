@@ -1,5 +1,6 @@
 import type { Effort } from "../canonical/effort.ts";
 import { GatewayError, exhausted, fail } from "../canonical/gateway-error.ts";
+import { waitFor } from "../canonical/wait-for.ts";
 import type { ModelConfig, RetryPolicy } from "../config/schema.ts";
 import type { CircuitBreaker } from "../routing/circuit-breaker.ts";
 import { isThinking } from "../routing/strip-foreign-thinking.ts";
@@ -54,20 +55,7 @@ export interface FailoverOptions {
 }
 
 /** Waits `ms`, or less when the client leaves (false then). */
-function sleepUnlessGone(ms: number, client: Request): Promise<boolean> {
-  const signal = client.signal;
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const done = (waited: boolean) => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", gone);
-      resolve(waited);
-    };
-    const gone = () => done(false);
-    const timer = setTimeout(() => done(true), ms);
-    signal.addEventListener("abort", gone, { once: true });
-  });
-}
+const sleepUnlessGone = (ms: number, client: Request): Promise<boolean> => waitFor(ms, client.signal);
 
 /** When the upstream named no wait, the caller is asked to come back after this long. */
 const DEFAULT_CLIENT_RETRY_MS = 2_000;

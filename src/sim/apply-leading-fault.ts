@@ -1,4 +1,4 @@
-import { waitFor } from "./wait-for.ts";
+import { waitFor } from "../canonical/wait-for.ts";
 import type { SimDirective } from "./types.ts";
 
 /**

@@ -2,6 +2,7 @@ import type { Principal } from "../accounts/principal.ts";
 import { EFFORTS, type Effort } from "../canonical/effort.ts";
 import { fail } from "../canonical/gateway-error.ts";
 import type { CanonicalRequest } from "../canonical/request.ts";
+import { waitFor } from "../canonical/wait-for.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import type { Config } from "../config/schema.ts";
 import { wireApi } from "../wire/wire-apis.ts";
@@ -71,18 +72,6 @@ export function patchModelOf(config: Config): { name: string; effort: Effort } {
   return { name, effort: model ? clampEffort(wanted, model.efforts) : wanted };
 }
 
-/** Waits `ms`, or less once `signal` aborts, and leaves no listener on it behind (a turn reads its job five times a second). */
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
-
 /**
  * The text of a turn, piece by piece: fixed text for a new or waiting job, and for a queued or
  * running one each phase as it changes, until the job is final or `turnWaitMs` has passed.
@@ -107,7 +96,7 @@ async function* turnPieces(deps: TurnDeps, start: Job, baseUrl: string, signal: 
       yield composeStillWorkingText();
       return;
     }
-    await sleep(deps.pollMs, signal);
+    await waitFor(deps.pollMs, signal);
     job = (await deps.store.get(job.id)) ?? job;
   }
   if (shown !== "") yield "\n";

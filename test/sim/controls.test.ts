@@ -4,7 +4,6 @@ import { parseDirectives } from "../../src/sim/parse-directives.ts";
 import { parseFaultHeader } from "../../src/sim/parse-fault-header.ts";
 import { resolveFault } from "../../src/sim/resolve-fault.ts";
 import { splitJson, splitText } from "../../src/sim/split-text.ts";
-import { waitFor } from "../../src/sim/wait-for.ts";
 
 describe("parseDirectives", () => {
   const cases: [string, string, ReturnType<typeof parseDirectives>][] = [
@@ -71,17 +70,5 @@ describe("splitText / splitJson", () => {
     const json = JSON.stringify({ city: "Paris", days: 3 });
     expect(splitJson(json).join("")).toBe(json);
     expect(splitJson(json).length).toBe(3);
-  });
-});
-
-describe("waitFor", () => {
-  test("resolves false at once when the signal aborts", async () => {
-    const controller = new AbortController();
-    const started = performance.now();
-    const pending = waitFor(5000, controller.signal);
-    controller.abort();
-    expect(await pending).toBe(false);
-    expect(performance.now() - started).toBeLessThan(100);
-    expect(await waitFor(5, new AbortController().signal)).toBe(true);
   });
 });

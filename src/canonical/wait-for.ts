@@ -1,7 +1,11 @@
-/** Sleeps `ms`, waking early when the client goes away. Resolves true when the full time passed. */
+/**
+ * Sleeps `ms`, waking early when `signal` aborts (the client went away). Resolves true when the full
+ * time passed. No listener stays on the signal after either: a loop that sleeps on a long-lived
+ * signal would pile them up.
+ */
 export function waitFor(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (ms <= 0) return Promise.resolve(true);
   if (signal.aborted) return Promise.resolve(false);
+  if (ms <= 0) return Promise.resolve(true);
   return new Promise((resolve) => {
     const onAbort = (): void => {
       clearTimeout(timer);
