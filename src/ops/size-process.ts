@@ -4,15 +4,22 @@ import type { Libc } from "./load-libc.ts";
 const FETCH_POOL_VARIABLE = "BUN_CONFIG_MAX_HTTP_REQUESTS";
 const BUN_DEFAULT_FETCH_POOL = 256;
 /**
- * JSC's collector: a full collection once the old generation fills a quarter of the heap's limit
- * (JSC's default waits for two thirds). Under the bench's load on Postgres + Redis most of what
- * an eden collection promotes is a request still in flight, dead soon after, and it piled up until
- * the next full collection: the heap reached 70-80 MB for 15-25 MB live, and the process peaked at
- * 171-192 MB; with this, 132-139 MB, for about 1-4 µs more of the collector threads' CPU per
- * request (12-24 µs before). Set only where the environment does not set it already.
+ * JSC's collector: after an eden collection, the next is a full one when the room left for new
+ * objects is under this fraction of the heap's limit. A full collection leaves that room at
+ * `growth / (1 + growth)` of the limit (a half, with HEAP_GROWTH below), so at or above that
+ * fraction a full collection follows every eden one; under it, full collections wait until eden
+ * collections have promoted `1 / ratio - (1 + growth)` times what the last full one kept: half of
+ * it at 0.4, all of it at JSC's default of 1/3. At 0.75, the value before, every other collection
+ * was a full one, and a 100 KB or 1 MB body, which allocates megabytes a request, paid for a full
+ * marking every few requests. At 1/3 the small requests' peak under load on Postgres + Redis
+ * reached 158 MB in one bench run. Bench, same rounds (`--baseline . --baseline-env
+ * BUN_JSC_minEdenToOldGenerationRatio=0.4`, against 0.75), Postgres + Redis: 100 KB 749 against
+ * 848 µs of CPU a request, 1 MB 3333 against 3741, 1 MB with images 2692 against 3204; over 8
+ * rounds small requests alike (JSON 154 against 154 µs, stream 244 against 244), peak RSS 119-122
+ * against 126 MB. Set only where the environment does not set it already.
  */
 const OLD_GENERATION_VARIABLE = "BUN_JSC_minEdenToOldGenerationRatio";
-const OLD_GENERATION_RATIO = "0.75";
+const OLD_GENERATION_RATIO = "0.4";
 /**
  * JSC's heap growth on a host with 16 GiB of RAM or more (its "aggressive" mode): after a full
  * collection the heap may grow to about (1 + this) times what survived; JSC's default is 3, so
