@@ -112,6 +112,9 @@ const USER_TASK = "Find why the nightly export job writes duplicate rows and pro
 
 const CAPPED: PlanLimits = { requestsPerMinute: 100_000_000, concurrentRequests: 100_000, tokensPerMonth: 1_000_000_000_000_000 };
 
+/** As the gateway decodes a body it reads (Body.text()). */
+const utf8 = new TextDecoder();
+
 /**
  * What the pipeline does with a request body's bytes before routing: decode them, scan and parse
  * the text (noting where its members lie, for a body large enough to send on as it came; with
@@ -119,7 +122,7 @@ const CAPPED: PlanLimits = { requestsPerMinute: 100_000_000, concurrentRequests:
  * API's schema and rules. Returns a number derived from the result.
  */
 function checkBody(format: WireFormat, bytes: Uint8Array, reuse?: ParseScope): number {
-  const { value, sent } = parseJsonBody(bytes, reuse);
+  const { value, sent } = parseJsonBody(utf8.decode(bytes), reuse);
   return Object.keys(wireApi(format).checkRequest(value)).length + (sent ? 1 : 0);
 }
 
@@ -419,7 +422,7 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
       // A user id of one width on every call: the members lie where the first text's scan found them.
       const textOf = (user: string) => `{"metadata":{"user_id":"${user}"},${restText}`;
       const userOf = (n: number) => `u${String(n).padStart(9, "0")}`;
-      const { members } = parseJsonBody(Buffer.from(textOf(userOf(0))));
+      const { members } = parseJsonBody(textOf(userOf(0)));
       await time(rows, calls, {
         id: `cache/${format}`,
         part: "cache key + store",
@@ -429,7 +432,7 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
           const user = userOf(counter++);
           missBody.metadata = { user_id: user };
           const control = readCacheControl(headers);
-          const cacheKey = buildResponseCacheKey("acct_bench_costs", format, missBody, { text: textOf(user), members, asciiBytes: undefined });
+          const cacheKey = buildResponseCacheKey("acct_bench_costs", format, missBody, { text: textOf(user), members });
           cache.put(cacheKey, ANSWER, { "x-router-model": BENCH_MODELS.all });
           return cacheKey.length + (control.store ? 1 : 0);
         },
@@ -487,12 +490,12 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
     const memo = createParseMemo({ maxChars: config.parseMemoChars });
     // The body as the gateway holds it on an agent's next turn: its messages shared from the memo
     // (seen twice before), which the decode reads once.
-    const readBig = () => parseJsonBody(bigBytes, memo.scope("acct_bench_costs")).value as Record<string, unknown>;
+    const readBig = () => parseJsonBody(utf8.decode(bigBytes), memo.scope("acct_bench_costs")).value as Record<string, unknown>;
     readBig();
     readBig();
     const sharedBig = readBig();
-    // The key as the gateway computes it for an agent's turn: streamed (`stream` last), from the bytes read.
-    const streamedBig = parseJsonBody(Buffer.from(JSON.stringify({ ...big, stream: true })));
+    // The key as the gateway computes it for an agent's turn: streamed (`stream` last), from the text read.
+    const streamedBig = parseJsonBody(JSON.stringify({ ...big, stream: true }));
     for (const timed of [
       // As the gateway reads an agent's next turn: the conversation's pieces are in the memo.
       { id: "body-check/1m", part: "body check", label: "body check · 1 MB conversation, sent before", call: () => checkBody("messages", bigBytes, memo.scope("acct_bench_costs")) },

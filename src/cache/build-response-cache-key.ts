@@ -1,13 +1,11 @@
 import { MEMBER_OFFSETS } from "../canonical/member-offsets.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 
-/** A request body's text as the client sent it, where its top-level members lie, and its bytes when they are ASCII. */
+/** A request body's text as the client sent it, and where its top-level members lie. */
 export interface KeyedText {
   readonly text: string;
   /** The object's members in `text`, flat, MEMBER_OFFSETS numbers each; absent when not known. */
   readonly members: readonly number[] | undefined;
-  /** The bytes `text` was decoded from, when each is one ASCII character: offsets in `text` are offsets in them. */
-  readonly asciiBytes: Uint8Array | undefined;
 }
 
 /** The top-level members a cached answer does not depend on: it is replayed as JSON or as a stream, as each request asks. */
@@ -27,9 +25,8 @@ const isStreamMember = (text: string, start: number, end: number): boolean =>
  *
  * The hash runs over the body's top-level members one after another (`"key":value`, each
  * seeding the next), never over a serialisation of the whole body: with `sent`, the text as it
- * came, each member is hashed as the client wrote it, read in place from the bytes when they are
- * ASCII, so a 1 MB conversation costs one pass of a native hash, with no copy of it made and no
- * walk of its messages, wherever its `stream` member sits. Text as SDKs send it (compact) gives the
+ * came, each member is hashed as the client wrote it, so a 1 MB conversation costs one pass of a
+ * native hash and no walk of its messages, wherever its `stream` member sits. Text as SDKs send it (compact) gives the
  * very key the parsed body gives; the same body sent with other spacing or escapes gets a key of
  * its own (a miss, never a wrong hit).
  */
@@ -38,12 +35,12 @@ export function buildResponseCacheKey(accountId: string, endpoint: WireFormat, b
   let size = 0;
   const members = sent?.members;
   if (sent && members) {
-    const { text, asciiBytes } = sent;
+    const { text } = sent;
     for (let i = 0; i < members.length; i += MEMBER_OFFSETS) {
       const start = members[i]!;
       const end = members[i + 2]!;
       if (isStreamMember(text, start, members[i + 1]!)) continue;
-      hash = Bun.hash.wyhash(asciiBytes ? asciiBytes.subarray(start, end) : text.slice(start, end), hash);
+      hash = Bun.hash.wyhash(text.slice(start, end), hash);
       size += end - start;
     }
   } else {

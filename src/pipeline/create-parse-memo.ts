@@ -7,11 +7,11 @@ import type { SkipKnownElement } from "./scan-json-text.ts";
  */
 interface Remembered {
   /**
-   * The piece as it came, a copy of its own (a slice would keep the whole body it came from
-   * alive): its bytes when the body's text and bytes had the same offsets, else its text. Cleared
-   * with `value` when the piece is evicted (the account's last order may still name it).
+   * The piece's text as it came, a copy of its own (a slice would keep the whole body it came
+   * from alive). Cleared with `value` when the piece is evicted (the account's last order may
+   * still name it).
    */
-  text: Buffer | string | undefined;
+  text: string | undefined;
   value: unknown;
   /** What it counts against the budget, in characters. */
   readonly size: number;
@@ -37,30 +37,27 @@ export interface ParseScope {
    * The value of the JSON text `text.slice(start, end)`: the one kept when the account sent that
    * very text before, else parsed now (throws as `JSON.parse` does). A kept value is shared with
    * the account's later requests: it and its first levels are frozen, and nothing may change it.
-   * `bytes`, when given, are what `text` was decoded from, one byte a character (ASCII): the
-   * piece is then found and compared by its bytes, and kept as a copy of them, half the memory of
-   * a copy of the text.
    */
-  read(text: string, start: number, end: number, bytes?: Uint8Array, slot?: PieceSlot): unknown;
+  read(text: string, start: number, end: number, slot?: PieceSlot): unknown;
   /**
-   * For the scan of a body's bytes (`text` decoded from them, one byte a character): where an
-   * element ends when its bytes are those of the piece at the same slot of the account's last body
-   * (an agent's next turn repeats its conversation, in order), -1 otherwise. The piece is then
-   * read from the kept value by `read` for these very bytes, with no hash and no search.
+   * For the scan of a body's text: where an element ends when its text is that of the piece at the
+   * same slot of the account's last body (an agent's next turn repeats its conversation, in
+   * order), -1 otherwise. The piece is then read from the kept value by `read` for this very text,
+   * with no hash and no search.
    */
-  skipper?(text: string, bytes: Uint8Array): SkipKnownElement;
+  skipper?(text: string): SkipKnownElement;
   /**
    * Whether the account has kept the first of these pieces of `text` that is big enough to keep
    * (the conversation's opening message, which its later turns repeat). When it has not (a
    * conversation's first or second sight), the body is parsed whole and its pieces handed to `note`.
    */
-  keepsFirst?(text: string, pieces: readonly { readonly start: number; readonly end: number }[], bytes: Uint8Array | undefined): boolean;
+  keepsFirst?(text: string, pieces: readonly { readonly start: number; readonly end: number }[]): boolean;
   /**
    * The piece `text.slice(start, end)` at `slot`, whose value `value` a whole parse of the body
    * made: noted, or kept from its second sighting (`value` is then frozen and shared), as `read`
    * does, without a parse of its own.
    */
-  note?(text: string, start: number, end: number, bytes: Uint8Array | undefined, slot: PieceSlot | undefined, value: unknown): void;
+  note?(text: string, start: number, end: number, slot: PieceSlot | undefined, value: unknown): void;
 }
 
 export interface ParseMemo {
@@ -80,18 +77,11 @@ const FROZEN_LEVELS = 3;
 /** A copy of `piece` that holds only its own characters. */
 const ownCopy = (piece: string): string => Buffer.from(piece, "utf8").toString("utf8");
 
-/**
- * A piece's key among its account's: 32 bits of hash and 21 of length, one number, exact below
- * 2^53. CRC-32 of ASCII text and of its bytes agree, so a piece kept either way is found either way.
- */
-const keyOf = (text: string, start: number, end: number, bytes: Uint8Array | undefined): number =>
-  Bun.hash.crc32(bytes ? bytes.subarray(start, end) : text.slice(start, end)) * 0x200000 + ((end - start) & 0x1fffff);
+/** A piece's key among its account's: 32 bits of hash and 21 of length, one number, exact below 2^53. */
+const keyOf = (text: string, start: number, end: number): number => Bun.hash.crc32(text.slice(start, end)) * 0x200000 + ((end - start) & 0x1fffff);
 
-/** Whether `kept` is the piece: the same bytes, or the same text. */
-function isPiece(kept: Buffer | string, text: string, start: number, end: number, bytes: Uint8Array | undefined): boolean {
-  if (typeof kept === "string") return kept === text.slice(start, end);
-  return bytes !== undefined && kept.equals(bytes.subarray(start, end));
-}
+/** Whether `kept` is the piece `text[start, end)`: compared in place, no slice made. */
+const isPiece = (kept: string, text: string, start: number, end: number): boolean => kept.length === end - start && text.startsWith(kept, start);
 
 /**
  * Parsed pieces of request bodies (a conversation's messages, its tools), by account, so a coding
@@ -103,7 +93,7 @@ function isPiece(kept: Buffer | string, text: string, start: number, end: number
  * decoded messages, about 6 bytes of memory a character): past `maxChars`, the accounts used
  * longest ago lose their pieces first, each piece read again since the last pass getting one more
  * round. Each account's last body is also kept as an order of its pieces, by member and index: the
- * scan of its next body passes over an element whose bytes are the piece's at that place (an
+ * scan of its next body passes over an element whose text is the piece's at that place (an
  * agent's conversation, sent again with a turn more), with no walk of its text and no hash.
  */
 export function createParseMemo(options: { readonly maxChars: number }): ParseMemo {
@@ -163,7 +153,7 @@ export function createParseMemo(options: { readonly maxChars: number }): ParseMe
     /** This body's pieces in place, the account's order from its first read on. */
     let order: Order | undefined;
     /** The body whose scan passed over elements, and those, by where they start: each is the piece named. */
-    let skipped: Uint8Array | undefined;
+    let skipped: string | undefined;
     let passed: Map<number, Remembered> | undefined;
 
     function place(slot: PieceSlot | undefined, piece: Remembered): void {
@@ -175,9 +165,9 @@ export function createParseMemo(options: { readonly maxChars: number }): ParseMe
     }
 
     return {
-      skipper(text, bytes) {
+      skipper(text) {
         const last = orders.get(accountId);
-        skipped = bytes;
+        skipped = text;
         passed = undefined;
         if (last === undefined) return () => -1;
         let member = -1;
@@ -188,49 +178,49 @@ export function createParseMemo(options: { readonly maxChars: number }): ParseMe
             list = last.get(text.slice(keyStart, keyEnd));
           }
           const piece = list?.[index];
-          // Kept as bytes (a piece kept as text came from a body that was not ASCII).
           const kept = piece?.text;
-          if (typeof kept !== "object" || at + kept.length > bytes.length || !kept.equals(bytes.subarray(at, at + kept.length))) return -1;
+          if (kept === undefined || !text.startsWith(kept, at)) return -1;
           (passed ??= new Map()).set(at, piece!);
           return at + kept.length;
         };
       },
-      read(text, start, end, bytes, slot) {
+      read(text, start, end, slot) {
         const length = end - start;
         if (length < MIN_PIECE_CHARS) return JSON.parse(text.slice(start, end));
         own ??= piecesOf(accountId);
-        // Passed over by the scan of these very bytes: the piece, unless evicted since.
-        const known = bytes !== undefined && bytes === skipped ? passed?.get(start) : undefined;
+        // Passed over by the scan of this very text (or an equal one: the same pieces at the same
+        // offsets), the piece, unless evicted since.
+        const known = text === skipped ? passed?.get(start) : undefined;
         if (known?.text !== undefined && known.size === length) {
           known.hot = true;
           place(slot, known);
           return known.value;
         }
-        const found = readKnown(own, text, start, end, bytes, () => JSON.parse(text.slice(start, end)));
+        const found = readKnown(own, text, start, end, () => JSON.parse(text.slice(start, end)));
         place(slot, found.piece);
         return found.value;
       },
-      keepsFirst(text, pieces, bytes) {
+      keepsFirst(text, pieces) {
         const first = pieces.find(({ start, end }) => end - start >= MIN_PIECE_CHARS);
         if (first === undefined) return false;
-        if (bytes !== undefined && bytes === skipped && passed?.has(first.start)) return true;
-        const kept = accounts.get(accountId)?.get(keyOf(text, first.start, first.end, bytes))?.text;
-        return kept !== undefined && isPiece(kept, text, first.start, first.end, bytes);
+        if (text === skipped && passed?.has(first.start)) return true;
+        const kept = accounts.get(accountId)?.get(keyOf(text, first.start, first.end))?.text;
+        return kept !== undefined && isPiece(kept, text, first.start, first.end);
       },
-      note(text, start, end, bytes, slot, value) {
+      note(text, start, end, slot, value) {
         if (end - start < MIN_PIECE_CHARS) return;
         own ??= piecesOf(accountId);
-        place(slot, readKnown(own, text, start, end, bytes, () => value).piece);
+        place(slot, readKnown(own, text, start, end, () => value).piece);
       },
     };
   }
 
   /** A piece read through the account's pieces: the kept value, or `parse`d now (and noted, or kept). */
-  function readKnown(own: Pieces, text: string, start: number, end: number, bytes: Uint8Array | undefined, parse: () => unknown): { piece: Remembered; value: unknown } {
+  function readKnown(own: Pieces, text: string, start: number, end: number, parse: () => unknown): { piece: Remembered; value: unknown } {
     const length = end - start;
-    const key = keyOf(text, start, end, bytes);
+    const key = keyOf(text, start, end);
     const known = own.get(key);
-    if (known?.text !== undefined && isPiece(known.text, text, start, end, bytes)) {
+    if (known?.text !== undefined && isPiece(known.text, text, start, end)) {
       known.hot = true;
       return { piece: known, value: known.value };
     }
@@ -242,15 +232,9 @@ export function createParseMemo(options: { readonly maxChars: number }): ParseMe
     // Seen before (or another piece under the same key): kept from now on, unless a copy of
     // the text is not the text (a lone surrogate, which text decoded from bytes never holds).
     const value = parse();
-    let copy: Buffer | string;
-    // A copy (a Buffer's slice would be a view of the whole body), kept as a Buffer: comparing
-    // it then makes no wrapper object, which a conversation's hundreds of pieces felt.
-    if (bytes) copy = Buffer.from(bytes.subarray(start, end));
-    else {
-      const piece = text.slice(start, end);
-      copy = ownCopy(piece);
-      if (copy !== piece) return { piece: known, value };
-    }
+    const piece = text.slice(start, end);
+    const copy = ownCopy(piece);
+    if (copy !== piece) return { piece: known, value };
     if (typeof value === "object" && value !== null) freezeLevels(value, FROZEN_LEVELS);
     chars -= known.size;
     // Another piece under the same key goes: an order naming it must not hold it past the budget.

@@ -17,12 +17,11 @@ export interface ParsedJsonText {
  * same scan finds, with `members`, where an object's top-level members lie, so the body can be
  * sent on as it came, less the members the gateway replaces, without serialising it again
  * (`encodeAsSent`). With `reuse`, the pieces of the text the account sent before (a coding agent
- * sends its whole conversation every turn) are not parsed again (`parseReusingPieces`); `bytes`,
- * the text's bytes when they are one a character, let the memo compare and keep bytes.
+ * sends its whole conversation every turn) are not parsed again (`parseReusingPieces`).
  */
-export function parseJsonText(text: string, members = true, reuse?: ParseScope, bytes?: Uint8Array): ParsedJsonText {
-  // A body's bytes scanned through the account's memo: the elements its last body had in place are passed over.
-  const skip = reuse !== undefined && bytes !== undefined ? reuse.skipper?.(text, bytes) : undefined;
+export function parseJsonText(text: string, members = true, reuse?: ParseScope): ParsedJsonText {
+  // A body scanned through the account's memo: the elements its last body had in place are passed over.
+  const skip = reuse?.skipper?.(text);
   const scan = scanJsonText(text, MAX_JSON_DEPTH, members || reuse !== undefined, skip);
   if (scan.tooDeep) {
     throw invalidRequest(`request body nests arrays and objects deeper than the limit of ${MAX_JSON_DEPTH} levels`);
@@ -30,7 +29,7 @@ export function parseJsonText(text: string, members = true, reuse?: ParseScope, 
   const found = members ? scan.members : undefined;
   if (reuse) {
     try {
-      const value = parseReusingPieces(text, scan, reuse, bytes);
+      const value = parseReusingPieces(text, scan, reuse);
       if (value !== undefined) return { value, members: found };
     } catch {
       // The whole parse below says what is wrong with the text, as it does for any other.

@@ -67,17 +67,17 @@ const slotOf = (piece: Piece) => (piece.index < 0 ? undefined : { member: piece.
  * value, or each element of a big array, read through `scope`: what the account sent before is
  * not parsed again. The rest of the text is parsed as usual, each piece standing in as `0`, so
  * that parse checks everything between the pieces (and `scope` each piece): the result is the one
- * `JSON.parse(text)` gives, or an error. `bytes`, one a character of `text`, go on to `scope`. A
- * conversation the account has not kept is parsed whole, its pieces noted from that parse.
+ * `JSON.parse(text)` gives, or an error. A conversation the account has not kept is parsed
+ * whole, its pieces noted from that parse.
  * Undefined when the text is not read so (a repeated or odd key, no members found): parse it whole.
  */
-export function parseReusingPieces(text: string, scan: JsonTextScan, scope: ParseScope, bytes?: Uint8Array): unknown {
+export function parseReusingPieces(text: string, scan: JsonTextScan, scope: ParseScope): unknown {
   const pieces = listPieces(text, scan);
   if (pieces === undefined || pieces.length === 0) return undefined;
   // A conversation the account has not kept (its first or second sight here): one parse of the
   // whole costs less than one a piece, and the pieces are noted, or kept, from it.
   const { note } = scope;
-  if (note !== undefined && scope.keepsFirst?.(text, pieces, bytes) === false) return parseWholeNoting(text, pieces, note, bytes);
+  if (note !== undefined && scope.keepsFirst?.(text, pieces) === false) return parseWholeNoting(text, pieces, note);
   const skeleton: string[] = [];
   const values: unknown[] = [];
   let at = 0;
@@ -86,7 +86,7 @@ export function parseReusingPieces(text: string, scan: JsonTextScan, scope: Pars
     if (start < at || end <= start) return undefined;
     skeleton.push(text.slice(at, start), "0");
     at = end;
-    values.push(scope.read(text, start, end, bytes, slotOf(piece)));
+    values.push(scope.read(text, start, end, slotOf(piece)));
   }
   skeleton.push(text.slice(at));
   const body: unknown = JSON.parse(skeleton.join(""));
@@ -111,7 +111,7 @@ export function parseReusingPieces(text: string, scan: JsonTextScan, scope: Pars
  * parsed body. Every piece is matched with the body before any is noted (a value noted beside text
  * that is not its own would be reused for that text); a body they do not match is only parsed.
  */
-function parseWholeNoting(text: string, pieces: readonly Piece[], note: NonNullable<ParseScope["note"]>, bytes: Uint8Array | undefined): unknown {
+function parseWholeNoting(text: string, pieces: readonly Piece[], note: NonNullable<ParseScope["note"]>): unknown {
   const value: unknown = JSON.parse(text);
   if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
   const body = value as Record<string, unknown>;
@@ -122,7 +122,7 @@ function parseWholeNoting(text: string, pieces: readonly Piece[], note: NonNulla
   }
   for (const piece of pieces) {
     const member = body[piece.key];
-    note(text, piece.start, piece.end, bytes, slotOf(piece), piece.index < 0 ? member : (member as unknown[])[piece.index]);
+    note(text, piece.start, piece.end, slotOf(piece), piece.index < 0 ? member : (member as unknown[])[piece.index]);
   }
   return value;
 }

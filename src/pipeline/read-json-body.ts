@@ -1,4 +1,3 @@
-import { isAscii } from "node:buffer";
 import type { KeyedText } from "../cache/build-response-cache-key.ts";
 import { type GatewayError, invalidRequest, fail } from "../canonical/gateway-error.ts";
 import { isJsonObject } from "../canonical/json-object.ts";
@@ -29,12 +28,12 @@ async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Pro
 const utf8 = new TextDecoder();
 
 /**
- * Below this size a body is parsed whole and sent on serialised again, not cut from its bytes:
- * noting its members and sending a Blob of cuts cost a small body more than `JSON.stringify` does
- * (a few µs at 1 KB), and so does parsing it in pieces; a conversation of hundreds of KB is where
- * both pay.
+ * Below this many characters a body is parsed whole and sent on serialised again, not cut from its
+ * text: noting its members and sending a Blob of cuts cost a small body more than `JSON.stringify`
+ * does (a few µs at 1 KB), and so does parsing it in pieces; a conversation of hundreds of KB is
+ * where both pay.
  */
-const PIECED_MIN_BYTES = 16 * 1024;
+const PIECED_MIN_CHARS = 16 * 1024;
 
 /**
  * Reads and parses a JSON request body, refusing one larger than `limit` bytes (by its declared
@@ -45,13 +44,12 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
 }
 
 /**
- * A JSON request body as read: its value, its text as it came with where its members lie and its
- * bytes when ASCII (what the response cache hashes rather than the parsed body), and what sends it
- * on as it came.
+ * A JSON request body as read: its value, its text as it came with where its members lie (what
+ * the response cache hashes rather than the parsed body), and what sends it on as it came.
  */
 export interface ReadJsonBody extends KeyedText {
   readonly value: unknown;
-  /** The text's members and bytes, for `encodeAsSent`; absent when the body cannot be cut from them. */
+  /** The text's members, for `encodeAsSent`; absent when the body cannot be cut from them. */
   readonly sent: SentBody | undefined;
 }
 
@@ -63,22 +61,18 @@ export async function readJsonBodyWithText(request: Request, limit: number, reus
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   if (!request.body || declared === "0") throw invalidRequest("request body is required");
-  // Declared and within the limit: read whole at once; otherwise counted while it streams. The
-  // bytes are kept beside the text: a body sent on as it came is cut from them (encodeAsSent).
-  const bytes = declared !== null ? new Uint8Array(await request.arrayBuffer()) : await readLimited(request.body, limit);
-  return parseJsonBody(bytes, reuse);
+  // Declared and within the limit: read whole, as text, at once (the body's bytes are never a JS
+  // buffer: a 1 MB body is one allocation the collector counts, not two); otherwise counted while
+  // it streams, then decoded.
+  const text = declared !== null ? await request.text() : utf8.decode(await readLimited(request.body, limit));
+  return parseJsonBody(text, reuse);
 }
 
-/** A request body's bytes decoded (as Body.text() does) and parsed, with what sends it on as it came. */
-export function parseJsonBody(bytes: Uint8Array, reuse?: ParseScope): ReadJsonBody {
-  const big = bytes.length >= PIECED_MIN_BYTES;
-  // A big ASCII body read as Latin-1 is the same text (a byte, a character) at about half the cost
-  // of the UTF-8 decoder (1 MB: 83 against 132 µs); below a few KB the two cost the same.
-  const ascii = big && isAscii(bytes);
-  const text = ascii ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1") : utf8.decode(bytes);
-  // One byte a character (ASCII): the memo compares and keeps the bytes, not copies of the text.
+/** A request body's text (decoded as Body.text() does) parsed, with what sends it on as it came. */
+export function parseJsonBody(text: string, reuse?: ParseScope): ReadJsonBody {
+  const big = text.length >= PIECED_MIN_CHARS;
   // Members are found for every body (the cache key hashes them); a small one is not cut from them.
-  const { value, members } = parseJsonText(text, true, big ? reuse : undefined, bytes.length === text.length ? bytes : undefined);
-  const sent = big && members && isJsonObject(value) ? readSentBody(value, text, members, bytes, ascii) : undefined;
-  return { value, text, members, asciiBytes: ascii ? bytes : undefined, sent };
+  const { value, members } = parseJsonText(text, true, big ? reuse : undefined);
+  const sent = big && members && isJsonObject(value) ? readSentBody(value, text, members) : undefined;
+  return { value, text, members, sent };
 }

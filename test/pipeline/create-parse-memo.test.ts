@@ -21,18 +21,15 @@ describe("createParseMemo", () => {
     expect(memo.scope("a").read(`[${text},1]`, 1, text.length + 1)).toBe(second);
   });
 
-  test("an ASCII piece is found by its bytes and kept as a copy of them, not a view of the body", () => {
+  test("a piece is kept as a copy of its own, not a slice that holds the whole body it came from", () => {
     const memo = createParseMemo({ maxChars: 1 << 20 });
     const text = `[${message(6)},1]`;
     const end = text.length - 3;
-    const bytes = Buffer.from(text);
-    memo.scope("a").read(text, 1, end, bytes);
-    const kept = memo.scope("a").read(text, 1, end, bytes);
-    // The body's bytes change once it is done with (a buffer used again): the kept copy does not.
-    bytes.fill(0x20);
-    expect(memo.scope("a").read(text, 1, end, Buffer.from(text))).toBe(kept);
-    // Read as text, without bytes, it is the same piece.
-    expect(memo.scope("a").read(text, 1, end)).toEqual(kept);
+    memo.scope("a").read(text, 1, end);
+    const kept = memo.scope("a").read(text, 1, end);
+    // Found again in another body's text, character for character.
+    expect(memo.scope("a").read(` ${text}`, 2, end + 1)).toBe(kept);
+    // Only the piece's characters count against the budget, not the body's.
     expect(memo.chars).toBe(end - 1);
   });
 
@@ -145,11 +142,11 @@ describe("createParseMemo", () => {
 describe("createParseMemo: an account's next body, its pieces in place", () => {
   /** A body of these messages (500 characters each: a member of them is read in pieces), as an agent sends its conversation. */
   const conversation = (ns: readonly number[]): string => `{"model":"normal","messages":[${ns.map((n) => message(n, 500)).join(",")}]}`;
-  /** Reads `text` as the gateway reads a big ASCII body through the account's scope; counts the elements its scan passed over. */
+  /** Reads `text` as the gateway reads a big body through the account's scope; counts the elements its scan passed over. */
   function readBody(memo: ReturnType<typeof createParseMemo>, text: string): { value: unknown; skipped: number } {
     let skipped = 0;
     const counting = countSkips(memo.scope("a"), () => skipped++);
-    return { value: parseJsonText(text, true, counting, Buffer.from(text)).value, skipped };
+    return { value: parseJsonText(text, true, counting).value, skipped };
   }
 
   test("the scan passes over the elements the last body had in the same places, and their kept values come back", () => {
@@ -206,8 +203,8 @@ describe("createParseMemo: an account's next body, its pieces in place", () => {
     // Another account's pieces take the whole budget.
     for (const n of [10, 11, 12, 13]) {
       const text = message(n, 1_000);
-      memo.scope("b").read(text, 0, text.length, undefined, { member: '"messages"', index: n });
-      memo.scope("b").read(text, 0, text.length, undefined, { member: '"messages"', index: n });
+      memo.scope("b").read(text, 0, text.length, { member: '"messages"', index: n });
+      memo.scope("b").read(text, 0, text.length, { member: '"messages"', index: n });
     }
     const again = readBody(memo, body);
     expect(again.skipped).toBe(0);
@@ -218,7 +215,7 @@ describe("createParseMemo: an account's next body, its pieces in place", () => {
 
 describe("createParseMemo: a body nothing of which is kept in place is parsed whole", () => {
   const conversation = (ns: readonly number[]): string => `{"model":"normal","messages":[${ns.map((n) => message(n, 500)).join(",")}]}`;
-  const parse = (memo: ReturnType<typeof createParseMemo>, text: string, account = "a") => parseJsonText(text, true, memo.scope(account), Buffer.from(text)).value as { messages: unknown[] };
+  const parse = (memo: ReturnType<typeof createParseMemo>, text: string, account = "a") => parseJsonText(text, true, memo.scope(account)).value as { messages: unknown[] };
 
   test("the first and second sight take their pieces from one parse of the whole; the second keeps them, and the third reuses those very values", () => {
     const memo = createParseMemo({ maxChars: 1 << 20 });
@@ -232,7 +229,7 @@ describe("createParseMemo: a body nothing of which is kept in place is parsed wh
         return scope.read(t, start, ...rest);
       },
     };
-    expect(parseJsonText(text, true, watched, Buffer.from(text)).value).toEqual(JSON.parse(text));
+    expect(parseJsonText(text, true, watched).value).toEqual(JSON.parse(text));
     // No piece was parsed on its own: the whole parse gave them all, and each was noted.
     expect(reads).toEqual([]);
     expect(memo.chars).toBeGreaterThan(0);

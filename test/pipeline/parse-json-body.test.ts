@@ -1,25 +1,58 @@
 import { describe, expect, test } from "bun:test";
-import { parseJsonBody } from "../../src/pipeline/read-json-body.ts";
+import { readJsonBodyWithText } from "../../src/pipeline/read-json-body.ts";
 
 const utf8 = new TextDecoder();
+const LIMIT = 1 << 20;
 
-describe("parseJsonBody", () => {
-  test("a body of any size and script reads as the UTF-8 decoder reads it", () => {
+/** A client's request with these bytes: its length declared, or streamed without one (chunked). */
+function requestOf(bytes: Uint8Array, declared: boolean): Request {
+  if (declared) return new Request("http://gateway/v1/messages", { method: "POST", body: bytes, headers: { "content-length": String(bytes.length) } });
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      // Two chunks cut inside the text, as a stream may arrive.
+      const cut = Math.floor(bytes.length / 2);
+      controller.enqueue(bytes.subarray(0, cut));
+      controller.enqueue(bytes.subarray(cut));
+      controller.close();
+    },
+  });
+  return new Request("http://gateway/v1/messages", { method: "POST", body });
+}
+
+describe("readJsonBodyWithText", () => {
+  test("a body of any size and script reads as the UTF-8 decoder reads it, declared or streamed", async () => {
     for (const content of ["plain ascii", "naïve 日本語 \u{1F600}", "\u007f edge"]) {
       for (const repeat of [1, 5_000]) {
         const value = { model: "normal", messages: [{ role: "user", content: content.repeat(repeat) }] };
         const bytes = Buffer.from(JSON.stringify(value));
-        const read = parseJsonBody(bytes);
-        expect(read.text).toBe(utf8.decode(bytes));
-        expect(read.value).toEqual(value);
+        for (const declared of [true, false]) {
+          const read = await readJsonBodyWithText(requestOf(bytes, declared), LIMIT);
+          expect(read.text).toBe(utf8.decode(bytes));
+          expect(read.value).toEqual(value);
+          // A big body is noted to be sent on as it came; a small one is serialised again.
+          expect(read.sent !== undefined).toBe(repeat > 1);
+        }
       }
     }
   });
 
-  test("a big body with bytes that are not UTF-8 reads as the decoder reads it, each bad byte a U+FFFD", () => {
-    const bytes = Buffer.concat([Buffer.from(`{"a":"${"x".repeat(20_000)}`), Buffer.from([0xff, 0xc3]), Buffer.from('"}')]);
-    const read = parseJsonBody(bytes);
-    expect(read.text).toBe(utf8.decode(bytes));
-    expect((read.value as { a: string }).a.endsWith("\ufffd\ufffd")).toBe(true);
+  test("a big body with bytes that are not UTF-8, or a byte-order mark, reads as the decoder reads it", async () => {
+    const bad = Buffer.concat([Buffer.from(`{"a":"${"x".repeat(20_000)}`), Buffer.from([0xff, 0xc3]), Buffer.from('"}')]);
+    const marked = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`{"a":"${"x".repeat(20_000)}"}`)]);
+    for (const declared of [true, false]) {
+      const read = await readJsonBodyWithText(requestOf(bad, declared), LIMIT);
+      expect(read.text).toBe(utf8.decode(bad));
+      expect((read.value as { a: string }).a.endsWith("\ufffd\ufffd")).toBe(true);
+      const withMark = await readJsonBodyWithText(requestOf(marked, declared), LIMIT);
+      expect(withMark.text).toBe(utf8.decode(marked));
+      expect((withMark.value as { a: string }).a).toHaveLength(20_000);
+    }
+  });
+
+  test("a body over the limit is refused, by its declared length or as it streams", async () => {
+    const bytes = Buffer.from(JSON.stringify({ a: "x".repeat(2_000) }));
+    for (const declared of [true, false]) {
+      await expect(readJsonBodyWithText(requestOf(bytes, declared), 1_000)).rejects.toMatchObject({ status: 413, type: "request_too_large" });
+    }
   });
 });

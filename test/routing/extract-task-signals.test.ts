@@ -26,13 +26,13 @@ function countedText(text: string): { part: ContentPart; reads: () => number } {
 describe("extractTaskSignals", () => {
   test("a conversation sent again (its messages shared from the parse memo) gives the signals a fresh decode gives", () => {
     const body = buildConversationBody({ targetBytes: 200 * 1024, images: true, model: "normal", stream: false, maxTokens: 256 });
-    const bytes = Buffer.from(JSON.stringify(body));
+    const text = JSON.stringify(body);
     const memo = createParseMemo({ maxChars: 8 << 20 });
     const decode = (value: unknown) => wireApi("messages").client.decodeRequest(value as JsonObject).value;
-    const fresh = extractTaskSignals(decode(JSON.parse(bytes.toString())), SCAN_CHARS);
+    const fresh = extractTaskSignals(decode(JSON.parse(text)), SCAN_CHARS);
     // The third sight: the memo keeps each message from its second on, frozen, and the decode shares their content.
-    let shared = decode(parseJsonBody(bytes, memo.scope("acct")).value);
-    for (let i = 0; i < 3; i++) shared = decode(parseJsonBody(bytes, memo.scope("acct")).value);
+    let shared = decode(parseJsonBody(text, memo.scope("acct")).value);
+    for (let i = 0; i < 3; i++) shared = decode(parseJsonBody(text, memo.scope("acct")).value);
     expect(shared.messages.filter((m) => Object.isFrozen(m.content)).length).toBeGreaterThan(shared.messages.length / 2);
     expect(extractTaskSignals(shared, SCAN_CHARS)).toEqual(fresh);
     // Read twice, the same answer.

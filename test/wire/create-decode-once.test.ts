@@ -35,12 +35,12 @@ describe("createDecodeOnce", () => {
  * pieces from one account's parse memo), beside the decode of a body parsed whole.
  */
 function decodeThrice(format: "messages" | "chat" | "responses", body: Record<string, unknown>) {
-  const bytes = Buffer.from(JSON.stringify(body));
-  expect(bytes.length).toBeGreaterThan(16 * 1024);
+  const text = JSON.stringify(body);
+  expect(text.length).toBeGreaterThan(16 * 1024);
   const api = wireApi(format);
   const memo = createParseMemo({ maxChars: 1 << 22 });
-  const decodeSent = () => api.client.decodeRequest(api.checkRequest(parseJsonBody(bytes, memo.scope("acct")).value)).value;
-  const fresh = api.client.decodeRequest(api.checkRequest(parseJsonBody(bytes).value)).value;
+  const decodeSent = () => api.client.decodeRequest(api.checkRequest(parseJsonBody(text, memo.scope("acct")).value)).value;
+  const fresh = api.client.decodeRequest(api.checkRequest(parseJsonBody(text).value)).value;
   const [, kept, reused] = [decodeSent(), decodeSent(), decodeSent()];
   // Sent again, the same canonical request.
   expect(kept).toEqual(fresh);
