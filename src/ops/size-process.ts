@@ -6,20 +6,20 @@ const BUN_DEFAULT_FETCH_POOL = 256;
 /**
  * JSC's collector: after an eden collection, the next is a full one when the room left for new
  * objects is under this fraction of the heap's limit. A full collection leaves that room at
- * `growth / (1 + growth)` of the limit (a half, with HEAP_GROWTH below), so at or above that
- * fraction a full collection follows every eden one; under it, full collections wait until eden
- * collections have promoted `1 / ratio - (1 + growth)` times what the last full one kept: half of
- * it at 0.4, all of it at JSC's default of 1/3. At 0.75, the value before, every other collection
- * was a full one, and a 100 KB or 1 MB body, which allocates megabytes a request, paid for a full
- * marking every few requests. At 1/3 the small requests' peak under load on Postgres + Redis
- * reached 158 MB in one bench run. Bench, same rounds (`--baseline . --baseline-env
- * BUN_JSC_minEdenToOldGenerationRatio=0.4`, against 0.75), Postgres + Redis: 100 KB 749 against
- * 848 µs of CPU a request, 1 MB 3333 against 3741, 1 MB with images 2692 against 3204; over 8
- * rounds small requests alike (JSON 154 against 154 µs, stream 244 against 244), peak RSS 119-122
- * against 126 MB. Set only where the environment does not set it already.
+ * `growth / (1 + growth)` of the limit (a half, with HEAP_GROWTH below), so at this value a full
+ * collection follows every eden one, and what requests in flight promoted never piles up. (With
+ * JSC's default of 1/3, and its default growth, the heap reached 70-80 MB for 15-25 MB live under
+ * the bench's load on Postgres + Redis, and the process peaked at 171-192 MB; at 0.75, 132-139.)
+ * A value under a half lets eden collections run on between full ones, which big bodies and long
+ * streams would like: at 0.4 (a full collection once eden ones promoted half of what the last
+ * full one kept) a 100 KB body cost 749 against 848 µs of CPU and 1 MB 3333 against 3741 (same
+ * rounds), the 2,000-event stream 1.64 against 1.78 µs an event beyond the bare proxy (two runs).
+ * But after a burst of long streams the heap stayed large: the next pass of small requests peaked
+ * at 167-187 MB against 129 MB here, and at 189 MB with 0.45. Set only where the environment does
+ * not set it already.
  */
 const OLD_GENERATION_VARIABLE = "BUN_JSC_minEdenToOldGenerationRatio";
-const OLD_GENERATION_RATIO = "0.4";
+const OLD_GENERATION_RATIO = "0.75";
 /**
  * JSC's heap growth on a host with 16 GiB of RAM or more (its "aggressive" mode): after a full
  * collection the heap may grow to about (1 + this) times what survived; JSC's default is 3, so

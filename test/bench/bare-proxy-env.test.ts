@@ -5,7 +5,7 @@ describe("bareProxyEnv", () => {
   test("the bare proxy runs under the gateway's runtime tuning, where the environment sets none", () => {
     expect(bareProxyEnv({ PATH: "/usr/bin" }, 4100, "http://127.0.0.1:4000")).toEqual({
       PATH: "/usr/bin",
-      BUN_JSC_minEdenToOldGenerationRatio: "0.4",
+      BUN_JSC_minEdenToOldGenerationRatio: "0.75",
       MIMALLOC_PURGE_DELAY: "1000",
       BUN_JSC_heapGrowthMaxIncrease: "1",
       BARE_PORT: "4100",
