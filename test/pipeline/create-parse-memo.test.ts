@@ -21,7 +21,7 @@ describe("createParseMemo", () => {
     expect(memo.scope("a").read(`[${text},1]`, 1, text.length + 1)).toBe(second);
   });
 
-  test("a piece is kept as a copy of its own, not a slice that holds the whole body it came from", () => {
+  test("a kept piece is found again inside another body's text, and only its own characters count against the budget", () => {
     const memo = createParseMemo({ maxChars: 1 << 20 });
     const text = `[${message(6)},1]`;
     const end = text.length - 3;
@@ -148,6 +148,16 @@ describe("createParseMemo: an account's next body, its pieces in place", () => {
     const counting = countSkips(memo.scope("a"), () => skipped++);
     return { value: parseJsonText(text, true, counting).value, skipped };
   }
+
+  test("a conversation in other scripts is passed over in place too, characters of any width", () => {
+    const memo = createParseMemo({ maxChars: 1 << 20 });
+    const wide = (ns: readonly number[]) => conversation(ns).replaceAll("wwww", "né日\u{1F600}");
+    readBody(memo, wide([1, 2]));
+    readBody(memo, wide([1, 2]));
+    const next = readBody(memo, wide([1, 2, 3]));
+    expect(next.skipped).toBe(2);
+    expect(next.value).toEqual(JSON.parse(wide([1, 2, 3])));
+  });
 
   test("the scan passes over the elements the last body had in the same places, and their kept values come back", () => {
     const memo = createParseMemo({ maxChars: 1 << 20 });
