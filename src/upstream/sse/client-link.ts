@@ -29,6 +29,24 @@ export async function sendToClient(link: ClientLink, controller: ReadableStreamD
   return true;
 }
 
+/** `sendToClient` for several pieces written one after the other, flushed once: no piece is joined to another first. */
+export async function sendEachToClient(link: ClientLink, controller: ReadableStreamDirectController, pieces: readonly string[]): Promise<boolean> {
+  if (pieces.length === 0) return true;
+  link.writing = true;
+  for (const piece of pieces) {
+    const written = controller.write(piece);
+    if ((typeof written === "number" ? written : await written) === 0) {
+      link.writing = false;
+      link.gone = true;
+      return false;
+    }
+  }
+  link.writing = false;
+  controller.flush();
+  if (link.beat) link.beat.sent++;
+  return true;
+}
+
 /** A keep-alive for a quiet client, unless a write is under way, the client has gone or the stream is `done`. */
 export function keepClientAlive(link: ClientLink, controller: ReadableStreamDirectController, keepalive: Uint8Array, done: boolean): void {
   if (link.writing || link.gone || done) return;

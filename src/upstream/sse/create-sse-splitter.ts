@@ -53,6 +53,15 @@ export function createSseSplitter(maxEventBytes = Number.POSITIVE_INFINITY): Sse
     return events;
   };
 
+  /** Gives up a stream whose unfinished event has grown past the limit. */
+  const check = (events: SseEvent[]): SseEvent[] => {
+    if (pending.length > maxEventBytes) {
+      overflowed = true;
+      pending = "";
+    }
+    return events;
+  };
+
   return {
     push(bytes) {
       if (overflowed) return [];
@@ -74,22 +83,23 @@ export function createSseSplitter(maxEventBytes = Number.POSITIVE_INFINITY): Sse
         heldCr = text.endsWith("\r");
         text = (heldCr ? text.slice(0, -1) : text).replaceAll("\r\n", "\n");
       }
-      const ends = text.includes("\n\n") || (text.startsWith("\n") && pending.endsWith("\n"));
-      // Not `+=` on an empty string: that makes a rope the search must flatten, a copy of every chunk.
-      pending = pending === "" ? text : pending + text;
-      if (!ends) {
-        if (pending.length > maxEventBytes) {
-          overflowed = true;
-          pending = "";
-        }
-        return [];
+      const seam = text.charCodeAt(0) === 10 && pending.endsWith("\n");
+      const ends = seam || text.includes("\n\n");
+      if (!ends || pending === "") {
+        // Not `+=` on an empty string: that makes a rope the search must flatten, a copy of every chunk.
+        pending = pending === "" ? text : pending + text;
+        return ends ? check(take()) : check([]);
       }
-      const events = take();
-      if (pending.length > maxEventBytes) {
-        overflowed = true;
-        pending = "";
-      }
-      return events;
+      // The event the last chunk began ends early in this one: it is joined alone, and the rest of the
+      // chunk is read where it lies. Joined whole, the chunk would be copied by the first search.
+      const cut = seam ? 1 : text.indexOf("\n\n") + 2;
+      pending += text.slice(0, cut);
+      const head = take();
+      if (overflowed) return head;
+      const rest = text.slice(cut);
+      pending = pending === "" ? rest : pending + rest;
+      const events = check(take());
+      return head.length === 0 ? events : events.length === 0 ? head : head.concat(events);
     },
     end() {
       if (overflowed) return [];

@@ -11,7 +11,7 @@ import { createCallGuard, type AbortCause } from "../create-call-guard.ts";
 import { classifyUpstreamError } from "../../wire/classify-upstream-error.ts";
 import { readCappedBody, readErrorText } from "../read-capped-body.ts";
 import { createSseSplitter, type SseSplitter } from "../sse/create-sse-splitter.ts";
-import { keepClientAlive, newClientLink, sendToClient } from "../sse/client-link.ts";
+import { keepClientAlive, newClientLink, sendEachToClient } from "../sse/client-link.ts";
 import { createStreamClock, type StreamLimits } from "../sse/create-stream-clock.ts";
 import { createTextTally, type TextTally } from "../sse/create-text-tally.ts";
 import { classifyErrorEvent } from "../sse/classify-error-event.ts";
@@ -138,9 +138,13 @@ function tally(t: Translation, event: StreamEvent): void {
   }
 }
 
-/** Runs canonical events through the client format's encoder, noting how the answer ends. */
-function encodeEvents(t: Translation, events: readonly StreamEvent[], format: ClientFormat): string {
-  let out = "";
+/**
+ * Runs canonical events through the client format's encoder, noting how the answer ends. Each
+ * event's text is kept apart and written as it is: joined, a read's hundreds of events made one
+ * string of hundreds of KB that the write copied whole first (9% of a 2,000-event stream's CPU).
+ */
+function encodeEvents(t: Translation, events: readonly StreamEvent[], format: ClientFormat): string[] {
+  const out: string[] = [];
   for (const original of events) {
     if (t.outcome.ended) break;
     let event = original;
@@ -162,8 +166,7 @@ function encodeEvents(t: Translation, events: readonly StreamEvent[], format: Cl
     if (t.collector) collectStreamResponse(t.collector, event);
     const [next, text] = format.stream.step(t.encoder, event);
     t.encoder = next;
-    // One event's text is written as it is, not as a rope the write must flatten first.
-    out = out === "" ? text : out + text;
+    if (text !== "") out.push(text);
   }
   return out;
 }
@@ -282,10 +285,10 @@ function pipeTranslation(t: Translation, first: StreamEvent[], request: Translat
     });
     let events = first;
     for (;;) {
-      const text = encodeEvents(t, events, format);
+      const texts = encodeEvents(t, events, format);
       // A finish without an error ends the stream normally: after it nothing is decoded or counted.
       if (t.outcome.ended) await beforeLastBytes(t.outcome.error === undefined ? endedTokens(t) : undefined);
-      if (!(await sendToClient(link, controller, text))) break;
+      if (!(await sendEachToClient(link, controller, texts))) break;
       if (t.outcome.ended) {
         // The client has the whole answer: leaving now is no abort.
         report(false);
