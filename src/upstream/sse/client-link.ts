@@ -29,19 +29,25 @@ export async function sendToClient(link: ClientLink, controller: ReadableStreamD
   return true;
 }
 
-/** `sendToClient` for several pieces written one after the other, flushed once: no piece is joined to another first. */
+/**
+ * `sendToClient` for several pieces, written one after the other and flushed once: no piece is
+ * joined to another first. Empty pieces are passed over (a write of nothing reads as a client gone).
+ */
 export async function sendEachToClient(link: ClientLink, controller: ReadableStreamDirectController, pieces: readonly string[]): Promise<boolean> {
-  if (pieces.length === 0) return true;
-  link.writing = true;
+  let wrote = false;
   for (const piece of pieces) {
+    if (piece.length === 0) continue;
+    link.writing = true;
     const written = controller.write(piece);
-    if ((typeof written === "number" ? written : await written) === 0) {
-      link.writing = false;
+    const count = typeof written === "number" ? written : await written;
+    link.writing = false;
+    if (count === 0) {
       link.gone = true;
       return false;
     }
+    wrote = true;
   }
-  link.writing = false;
+  if (!wrote) return true;
   controller.flush();
   if (link.beat) link.beat.sent++;
   return true;

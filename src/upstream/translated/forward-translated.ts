@@ -166,7 +166,7 @@ function encodeEvents(t: Translation, events: readonly StreamEvent[], format: Cl
     if (t.collector) collectStreamResponse(t.collector, event);
     const [next, text] = format.stream.step(t.encoder, event);
     t.encoder = next;
-    if (text !== "") out.push(text);
+    out.push(text);
   }
   return out;
 }
