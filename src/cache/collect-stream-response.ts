@@ -1,6 +1,7 @@
 import type { OutputPart } from "../canonical/content-part.ts";
 import type { CanonicalResponse } from "../canonical/response.ts";
 import type { StreamEvent } from "../canonical/stream-event.ts";
+import { STREAM_KEEP_LIMIT } from "./stream-keep-limit.ts";
 
 type Block =
   | { type: "text"; text: string }
@@ -14,10 +15,22 @@ export interface StreamCollector {
   model: string;
   readonly blocks: Block[];
   response: CanonicalResponse | null;
+  /** An error ended the stream, or it outgrew what is kept: nothing is collected, nothing rebuilt. */
   failed: boolean;
+  /** Characters of text, arguments, signatures and redacted thinking collected so far. */
+  chars: number;
 }
 
-export const newStreamCollector = (): StreamCollector => ({ id: "", model: "", blocks: [], response: null, failed: false });
+export const newStreamCollector = (): StreamCollector => ({ id: "", model: "", blocks: [], response: null, failed: false, chars: 0 });
+
+/** Counts what a delta adds; past the limit the stream is given up and what it held let go. */
+function grow(collector: StreamCollector, chars: number): boolean {
+  collector.chars += chars;
+  if (collector.chars <= STREAM_KEEP_LIMIT) return true;
+  collector.failed = true;
+  collector.blocks.length = 0;
+  return false;
+}
 
 function toPart(block: Block): OutputPart {
   switch (block.type) {
@@ -38,8 +51,8 @@ function toPart(block: Block): OutputPart {
 
 /**
  * Rebuilds the complete answer from a canonical stream as it goes by, so a streamed answer can be
- * stored in the response cache. `collector.response` is set only by a clean `finish`; an `error`
- * (or a stream that simply stops) leaves nothing to store.
+ * stored in the response cache. `collector.response` is set only by a clean `finish`; an `error`,
+ * a stream that simply stops, or one whose text outgrows STREAM_KEEP_LIMIT leaves nothing to store.
  */
 export function collectStreamResponse(collector: StreamCollector, event: StreamEvent): void {
   if (collector.failed || collector.response) return;
@@ -51,6 +64,7 @@ export function collectStreamResponse(collector: StreamCollector, event: StreamE
       return;
     case "block_start": {
       const b = event.block;
+      if (b.type === "redacted_thinking" && !grow(collector, b.data.length)) return;
       collector.blocks[event.index] =
         b.type === "text"
           ? { type: "text", text: "" }
@@ -62,16 +76,16 @@ export function collectStreamResponse(collector: StreamCollector, event: StreamE
       return;
     }
     case "text_delta":
-      if (block?.type === "text") block.text += event.text;
+      if (block?.type === "text" && grow(collector, event.text.length)) block.text += event.text;
       return;
     case "thinking_delta":
-      if (block?.type === "thinking") block.text += event.text;
+      if (block?.type === "thinking" && grow(collector, event.text.length)) block.text += event.text;
       return;
     case "signature_delta":
-      if (block?.type === "thinking") block.signature += event.signature;
+      if (block?.type === "thinking" && grow(collector, event.signature.length)) block.signature += event.signature;
       return;
     case "tool_args_delta":
-      if (block?.type === "tool_call") block.arguments += event.fragment;
+      if (block?.type === "tool_call" && grow(collector, event.fragment.length)) block.arguments += event.fragment;
       return;
     case "block_stop":
       return;

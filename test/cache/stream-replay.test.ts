@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { collectStreamResponse, newStreamCollector } from "../../src/cache/collect-stream-response.ts";
 import { replayResponseEvents } from "../../src/cache/replay-response-events.ts";
+import { STREAM_KEEP_LIMIT } from "../../src/cache/stream-keep-limit.ts";
 import type { CanonicalResponse } from "../../src/canonical/response.ts";
 import type { StreamEvent } from "../../src/canonical/stream-event.ts";
 
@@ -69,5 +70,47 @@ describe("cached answers as streams", () => {
       ...tail,
     ];
     expect(collect(events)).toBeNull();
+  });
+});
+
+describe("a stream too long to keep", () => {
+  const start: StreamEvent = { type: "start", id: "msg_long", model: "m" };
+  const finish: StreamEvent = { type: "finish", stopReason: { unified: "end_turn", raw: "end_turn" }, usage };
+  const piece = "x".repeat(64 * 1024);
+
+  test("past STREAM_KEEP_LIMIT characters nothing is held and nothing rebuilt, on every kind of block", () => {
+    const kinds: Array<[string, StreamEvent, (i: number) => StreamEvent]> = [
+      ["text", { type: "block_start", index: 0, block: { type: "text" } }, () => ({ type: "text_delta", index: 0, text: piece })],
+      ["thinking", { type: "block_start", index: 0, block: { type: "thinking" } }, (i) => (i % 2 ? { type: "thinking_delta", index: 0, text: piece } : { type: "signature_delta", index: 0, signature: piece })],
+      ["tool call", { type: "block_start", index: 0, block: { type: "tool_call", id: "call_1", name: "write" } }, () => ({ type: "tool_args_delta", index: 0, fragment: piece })],
+    ];
+    for (const [kind, open, delta] of kinds) {
+      const collector = newStreamCollector();
+      collectStreamResponse(collector, start);
+      collectStreamResponse(collector, open);
+      const deltas = STREAM_KEEP_LIMIT / piece.length + 1;
+      for (let i = 0; i < deltas; i++) collectStreamResponse(collector, delta(i));
+      collectStreamResponse(collector, finish);
+      expect({ kind, failed: collector.failed, blocks: collector.blocks.length, response: collector.response }).toEqual({ kind, failed: true, blocks: 0, response: null });
+    }
+  });
+
+  test("a redacted thinking block past the limit is given up the same way", () => {
+    const collector = newStreamCollector();
+    collectStreamResponse(collector, start);
+    collectStreamResponse(collector, { type: "block_start", index: 0, block: { type: "redacted_thinking", data: "r".repeat(STREAM_KEEP_LIMIT + 1) } });
+    collectStreamResponse(collector, finish);
+    expect(collector.response).toBeNull();
+    expect(collector.blocks.length).toBe(0);
+  });
+
+  test("an answer of exactly the limit is still rebuilt whole", () => {
+    const collector = newStreamCollector();
+    collectStreamResponse(collector, start);
+    collectStreamResponse(collector, { type: "block_start", index: 0, block: { type: "text" } });
+    for (let i = 0; i < STREAM_KEEP_LIMIT / piece.length; i++) collectStreamResponse(collector, { type: "text_delta", index: 0, text: piece });
+    collectStreamResponse(collector, { type: "block_stop", index: 0 });
+    collectStreamResponse(collector, finish);
+    expect(collector.response?.content).toEqual([{ type: "text", text: piece.repeat(STREAM_KEEP_LIMIT / piece.length) }]);
   });
 });

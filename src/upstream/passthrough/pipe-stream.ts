@@ -5,6 +5,7 @@ import type { Usage } from "../../canonical/usage.ts";
 import type { WireApi } from "../../wire/wire-api.ts";
 import { asBuffer } from "../as-buffer.ts";
 import { keepClientAlive, newClientLink, sendToClient } from "../sse/client-link.ts";
+import { STREAM_KEEP_LIMIT } from "../../cache/stream-keep-limit.ts";
 import { createStreamClock, type StreamLimits } from "../sse/create-stream-clock.ts";
 import { readNext, type ByteReader } from "../sse/read-first-event.ts";
 import { streamFailures } from "../sse/stream-failures.ts";
@@ -39,9 +40,6 @@ export interface PipeOptions {
   /** Keep every chunk sent (by reference, up to a size) so the whole answer can be rebuilt at the end. */
   readonly keepChunks?: boolean;
 }
-
-/** Beyond this, a stream is not kept for the response cache. */
-const KEEP_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /** How a piped stream ended: its tokens, and whether it failed or the client left. */
 export interface PipeEnd extends StreamTokens {
@@ -210,7 +208,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     if (kept) {
       kept.push(bytes);
       keptBytes += bytes.byteLength;
-      if (keptBytes > KEEP_LIMIT_BYTES) kept = undefined;
+      if (keptBytes > STREAM_KEEP_LIMIT) kept = undefined;
     }
   };
 
