@@ -14,26 +14,14 @@ export interface ClientLink {
 export const newClientLink = (): ClientLink => ({ writing: false, gone: false, beat: undefined });
 
 /** Writes `chunk` and flushes it, waiting out backpressure; false once the client has gone (it took 0 bytes). */
-export async function sendToClient(link: ClientLink, controller: ReadableStreamDirectController, chunk: Uint8Array | string): Promise<boolean> {
-  if (chunk.length === 0) return true;
-  link.writing = true;
-  const written = controller.write(chunk);
-  const count = typeof written === "number" ? written : await written;
-  link.writing = false;
-  if (count === 0) {
-    link.gone = true;
-    return false;
-  }
-  controller.flush();
-  if (link.beat) link.beat.sent++;
-  return true;
-}
+export const sendToClient = (link: ClientLink, controller: ReadableStreamDirectController, chunk: Uint8Array | string): Promise<boolean> =>
+  sendEachToClient(link, controller, [chunk]);
 
 /**
  * `sendToClient` for several pieces, written one after the other and flushed once: no piece is
  * joined to another first. Empty pieces are passed over (a write of nothing reads as a client gone).
  */
-export async function sendEachToClient(link: ClientLink, controller: ReadableStreamDirectController, pieces: readonly string[]): Promise<boolean> {
+export async function sendEachToClient(link: ClientLink, controller: ReadableStreamDirectController, pieces: readonly (Uint8Array | string)[]): Promise<boolean> {
   let wrote = false;
   for (const piece of pieces) {
     if (piece.length === 0) continue;
