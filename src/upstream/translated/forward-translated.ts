@@ -141,7 +141,8 @@ function tally(t: Translation, event: StreamEvent): void {
 /**
  * Runs canonical events through the client format's encoder, noting how the answer ends. Each
  * event's text is kept apart and written as it is: joined, a read's hundreds of events made one
- * string of hundreds of KB that the write copied whole first (9% of a 2,000-event stream's CPU).
+ * string of hundreds of KB that the write copied whole first (the long stream's same-round A/Bs
+ * in docs/benchmark.md: 5-9 % less CPU in four of five, within that machine's noise).
  */
 function encodeEvents(t: Translation, events: readonly StreamEvent[], format: ClientFormat): string[] {
   const out: string[] = [];
