@@ -67,3 +67,22 @@ test("a Chat stream that asks for usage gets the usage chunk", async () => {
   for await (const chunk of stream) if (chunk.usage) usage = chunk.usage;
   expect(usage?.completion_tokens).toBeGreaterThan(0);
 });
+
+test("a translated answer's id is in the client's own form, the upstream's id after the prefix", async () => {
+  const message = await anthropic.messages.create({ model: "fast", max_tokens: 200, messages: [{ role: "user", content: "hello there" }] });
+  expect(lastUpstreamRequest(gw).path).toBe("/v1/chat/completions");
+  expect(message.id).toMatch(/^msg_chatcmpl-[A-Za-z0-9_-]+$/);
+
+  const stream = anthropic.messages.stream({ model: "fast", max_tokens: 200, messages: [{ role: "user", content: "hello again" }] });
+  expect((await stream.finalMessage()).id).toMatch(/^msg_chatcmpl-[A-Za-z0-9_-]+$/);
+
+  const completion = await openai.chat.completions.create({ model: "normal", messages: [{ role: "user", content: "hello there" }] });
+  expect(lastUpstreamRequest(gw).path).toBe("/v1/messages");
+  expect(completion.id).toMatch(/^chatcmpl-msg_[A-Za-z0-9_-]+$/);
+
+  const chunks = await openai.chat.completions.create({ model: "normal", stream: true, messages: [{ role: "user", content: "hello again" }] });
+  const ids = new Set<string>();
+  for await (const chunk of chunks) ids.add(chunk.id);
+  expect([...ids]).toHaveLength(1);
+  expect([...ids][0]).toMatch(/^chatcmpl-msg_[A-Za-z0-9_-]+$/);
+});

@@ -2,6 +2,7 @@ import type { CanonicalResponse } from "../../canonical/response.ts";
 import type { EncodeContext } from "../client-format.ts";
 import { encodeChatStopReason } from "./map-stop-reason.ts";
 import { encodeChatUsage } from "./map-usage.ts";
+import { showAnswerId } from "../show-answer-id.ts";
 import type { ChatAnswerMessage, ChatCompletion, ChatToolCall } from "./shapes.ts";
 
 /**
@@ -29,7 +30,7 @@ export function encodeChatResponse(response: CanonicalResponse, ctx: EncodeConte
     ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
   };
   return {
-    id: response.id,
+    id: showAnswerId("chatcmpl-", response.id),
     object: "chat.completion",
     created: ctx.created,
     model: ctx.model,

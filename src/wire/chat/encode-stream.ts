@@ -3,6 +3,7 @@ import type { StreamError, StreamEvent } from "../../canonical/stream-event.ts";
 import type { EncodeContext, StreamEncoder } from "../client-format.ts";
 import { quoteJsonString } from "../quote-json-string.ts";
 import { encodeChatStreamError } from "./encode-stream-error.ts";
+import { showAnswerId } from "../show-answer-id.ts";
 import { encodeChatStopReason } from "./map-stop-reason.ts";
 import { encodeChatUsage } from "./map-usage.ts";
 import type { ChatDelta, ChatFinishReason } from "./shapes.ts";
@@ -106,7 +107,8 @@ export const chatStreamEncoder: StreamEncoder<ChatStreamState> = {
     if (event.type === "error") return [{ ...state, ended: true }, encodeChatStreamError(asGatewayError(event.error))];
     if (event.type === "start") {
       if (state.started) return [state, ""];
-      const next = { ...state, id: event.id, head: chunkHead(state.ctx, event.id), started: true };
+      const id = showAnswerId("chatcmpl-", event.id);
+      const next = { ...state, id, head: chunkHead(state.ctx, id), started: true };
       return [next, chunk(next, ROLE_DELTA)];
     }
     const [started, head] = ensureStarted(state);

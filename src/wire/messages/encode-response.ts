@@ -5,6 +5,7 @@ import { encodeMessagesStopReason } from "./map-stop-reason.ts";
 import { encodeMessagesUsage } from "./map-usage.ts";
 import { toMessagesToolId } from "./map-tool-id.ts";
 import { parseToolInput } from "./parse-tool-input.ts";
+import { showAnswerId } from "../show-answer-id.ts";
 import type { MessagesContentBlock, MessagesMessage } from "./shapes.ts";
 
 function encodeOutputBlock(part: OutputPart): MessagesContentBlock {
@@ -29,7 +30,7 @@ function encodeOutputBlock(part: OutputPart): MessagesContentBlock {
 export function encodeMessagesResponse(response: CanonicalResponse, ctx: EncodeContext): MessagesMessage {
   const stop = encodeMessagesStopReason(response.stopReason);
   return {
-    id: response.id,
+    id: showAnswerId("msg_", response.id),
     type: "message",
     role: "assistant",
     model: ctx.model,

@@ -4,6 +4,7 @@ import { ZERO_USAGE, type Usage } from "../../canonical/usage.ts";
 import type { EncodeContext, StreamEncoder } from "../client-format.ts";
 import { quoteJsonString } from "../quote-json-string.ts";
 import { encodeMessagesStreamError } from "./encode-stream-error.ts";
+import { showAnswerId } from "../show-answer-id.ts";
 import { toMessagesToolId } from "./map-tool-id.ts";
 import { encodeMessagesStopReason } from "./map-stop-reason.ts";
 import { encodeMessagesUsage } from "./map-usage.ts";
@@ -194,7 +195,7 @@ export const messagesStreamEncoder: StreamEncoder<MessagesStreamState> = {
     if (state.phase === "open") return stepOpen(state, event);
     if (event.type === "error") return [{ ...state, phase: "done" }, errorFrame(event.error)];
     const opened: MessagesStreamState = { ...state, phase: "open" };
-    if (event.type === "start") return [opened, messageStart(state.ctx, event.id, event.usage)];
+    if (event.type === "start") return [opened, messageStart(state.ctx, showAnswerId("msg_", event.id), event.usage)];
     // A stream that skipped its start still needs message_start before anything else.
     const [next, text] = stepOpen(opened, event);
     return [next, messageStart(state.ctx, "msg_gateway") + text];

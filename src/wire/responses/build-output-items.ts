@@ -3,6 +3,7 @@ import type { Usage } from "../../canonical/usage.ts";
 import type { EncodeContext } from "../client-format.ts";
 import type { ResponsesOutcome } from "./map-stop-reason.ts";
 import { encodeResponsesUsage } from "./map-usage.ts";
+import { showAnswerId } from "../show-answer-id.ts";
 import { packForeignThinking, unpackResponsesReasoning } from "../pack-reasoning.ts";
 import type {
   ResponsesFunctionCallItem,
@@ -16,9 +17,7 @@ import type {
 
 /** The `resp_` id shown to the client; answers of other APIs keep their id after the prefix. */
 export function responseIdFor(upstreamId: string): string {
-  if (upstreamId.startsWith("resp_")) return upstreamId;
-  const cleaned = upstreamId.replace(/[^A-Za-z0-9_-]/g, "");
-  return `resp_${cleaned === "" ? "gateway" : cleaned}`;
+  return showAnswerId("resp_", upstreamId);
 }
 
 /** A stable item id within one response: `msg_…`, `rs_…`, `fc_…` + the response id's tail + the item position. */

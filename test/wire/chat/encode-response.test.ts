@@ -13,7 +13,7 @@ describe("encodeChatResponse", () => {
   test("text answer: tier as model, usage in OpenAI semantics", () => {
     const body = encodeChatResponse({ ...base, content: [{ type: "text", text: "Hello" }, { type: "text", text: " there" }] }, ctx);
     expect(body).toEqual({
-      id: "msg_1",
+      id: "chatcmpl-msg_1",
       object: "chat.completion",
       created: 1_700_000_000,
       model: "normal",

@@ -73,10 +73,11 @@ const toolStream: StreamEvent[] = [
 
 describe("chatStreamEncoder", () => {
   test.each([
-    ["with include_usage", true, "msg_9"],
-    ["without include_usage", false, "msg_9"],
-    ["an id and text that need escaping", true, 'id "quoted" \\ \u2028'],
-  ])("every chunk is the JSON of its object, key order and escaping included: %s", (_name, includeUsage, id) => {
+    ["with include_usage", true, "msg_9", "chatcmpl-msg_9"],
+    ["without include_usage", false, "chatcmpl-9", "chatcmpl-9"],
+    // No API's ids have such characters: they are dropped, and the text is escaped.
+    ["an id and text that need escaping", true, 'id "quoted" \\ \u2028', "chatcmpl-idquoted"],
+  ])("every chunk is the JSON of its object, key order and escaping included: %s", (_name, includeUsage, id, shownId) => {
     const events: StreamEvent[] = [
       { type: "start", id, model: "sim-fast" },
       ...toolStream.slice(1, -1),
@@ -86,7 +87,7 @@ describe("chatStreamEncoder", () => {
     const frames = encode(events, includeUsage).split("\n\n").filter((f) => f !== "" && f !== "data: [DONE]");
     expect(frames.length).toBeGreaterThan(8);
     for (const f of frames) expect(f).toBe(`data: ${JSON.stringify(inApiOrder(JSON.parse(f.slice(6))))}`);
-    expect(frames.every((f) => JSON.parse(f.slice(6)).id === id)).toBe(true);
+    expect(frames.every((f) => JSON.parse(f.slice(6)).id === shownId)).toBe(true);
   });
 
   test("role chunk, reasoning, text, interleaved tool-call fragments by tool index, finish, usage chunk, [DONE]", () => {
@@ -105,7 +106,8 @@ describe("chatStreamEncoder", () => {
       "[DONE]",
     ]);
     const chunks = payloads(text).filter((p): p is Record<string, unknown> => typeof p === "object");
-    expect(new Set(chunks.map((c) => c.id))).toEqual(new Set(["msg_9"]));
+    // The Messages upstream's id, shown in the Chat form.
+    expect(new Set(chunks.map((c) => c.id))).toEqual(new Set(["chatcmpl-msg_9"]));
     expect(chunks.every((c) => c.object === "chat.completion.chunk" && c.model === "fast" && c.created === 1_700_000_000)).toBe(true);
     expect(chunks.slice(0, -1).every((c) => c.usage === null)).toBe(true);
   });
