@@ -33,8 +33,11 @@ export interface BenchMeta {
   readonly bunVersion: string;
   readonly nproc: number;
   readonly startedAt: string;
-  /** 1-minute load average when the run started: above nproc, other programs skew the numbers. */
-  readonly loadAverage: number;
+  /**
+   * The share (0 to 1) of the machine's CPU time that programs other than the run (this process, its
+   * children, the database and Redis servers) took while it ran; set once it has ended.
+   */
+  readonly otherCpuShare?: number | undefined;
   /** Wall time of the whole run, seconds (set once it has ended). */
   readonly elapsedSec?: number | undefined;
   /** The `baseline` target's checkout and what `--baseline-env` added to its environment, when it ran. */

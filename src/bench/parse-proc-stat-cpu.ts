@@ -1,14 +1,49 @@
-// Linux reports utime/stime in clock ticks; USER_HZ is 100 on every mainstream kernel build.
+// Linux reports CPU times in clock ticks; USER_HZ is 100 on every mainstream kernel build.
 const MS_PER_TICK = 10;
 
-/** utime + stime of one /proc/<pid>/stat line, ms. */
-export function parseProcStatCpuMs(stat: string): number | undefined {
+/** The fields of one /proc/<pid>/stat line after comm: fields[0] is field 3 (state). */
+function fieldsAfterComm(stat: string): string[] | undefined {
   if (!stat.includes(")")) return undefined;
   // Field 2 (comm) may contain spaces and parentheses; everything after its last ")" is fixed.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // After comm, fields[0] is field 3 (state), so utime (14) and stime (15) are at 11 and 12.
-  const utime = Number(fields[11]);
-  const stime = Number(fields[12]);
-  if (!Number.isFinite(utime) || !Number.isFinite(stime)) return undefined;
-  return (utime + stime) * MS_PER_TICK;
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/** The sum of the stat fields at `from`..`to` (indexes after comm), ms; undefined when one is missing. */
+function sumTicksMs(stat: string, from: number, to: number): number | undefined {
+  const fields = fieldsAfterComm(stat);
+  if (fields === undefined) return undefined;
+  let ticks = 0;
+  for (let i = from; i <= to; i++) {
+    const value = Number(fields[i]);
+    if (fields[i] === undefined || !Number.isFinite(value)) return undefined;
+    ticks += value;
+  }
+  return ticks * MS_PER_TICK;
+}
+
+/** utime + stime of one /proc/<pid>/stat line (fields 14 and 15), ms. */
+export function parseProcStatCpuMs(stat: string): number | undefined {
+  return sumTicksMs(stat, 11, 12);
+}
+
+/**
+ * utime + stime + cutime + cstime (fields 14 to 17), ms: the process's CPU and that of the children
+ * it has waited for, so a child that ran and ended is still counted.
+ */
+export function parseProcStatTreeCpuMs(stat: string): number | undefined {
+  return sumTicksMs(stat, 11, 14);
+}
+
+/**
+ * The CPU time the whole machine has spent busy, ms, from the `cpu` line of /proc/stat: user, nice,
+ * system, irq, softirq and steal (guest time is already inside user); idle and iowait are not busy.
+ */
+export function parseSystemBusyMs(procStat: string): number | undefined {
+  const line = procStat.split("\n", 1)[0] ?? "";
+  const fields = line.trim().split(/\s+/);
+  if (fields[0] !== "cpu" || fields.length < 9) return undefined;
+  const [user, nice, system, , , irq, softirq, steal] = fields.slice(1, 9).map(Number);
+  const busy = [user, nice, system, irq, softirq, steal];
+  if (!busy.every((value) => value !== undefined && Number.isFinite(value))) return undefined;
+  return busy.reduce<number>((sum, value) => sum + (value ?? 0), 0) * MS_PER_TICK;
 }

@@ -19,15 +19,20 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>
   return [line(header), ...rows.map(line)];
 }
 
+/** Past this share of the CPU taken by other programs during the run, its numbers are labelled skewed. */
+const BUSY_SHARE = 0.1;
+
 export function formatMeta(meta: BenchMeta): string {
-  const busy = meta.loadAverage > meta.nproc / 2 ? " (busy machine: numbers skewed by other programs)" : "";
+  const share = meta.otherCpuShare;
+  const others =
+    share === undefined ? "" : ` · other programs took ${(share * 100).toFixed(0)} % of the CPU${share > BUSY_SHARE ? " (busy machine: numbers skewed by them)" : ""}`;
   const database = meta.database === "postgres" ? `Postgres${meta.redis ? " + Redis" : ""}` : `PGlite${meta.redis ? " + Redis" : ""}`;
   const took = meta.elapsedSec === undefined ? "" : ` · took ${meta.elapsedSec.toFixed(0)} s`;
   const env = Object.entries(meta.baseline?.env ?? {}).map(([key, value]) => ` ${key}=${value}`);
   const baseline = meta.baseline === undefined ? "" : ` · baseline ${meta.baseline.dir}${env.join("")}`;
   return (
     `${meta.profile} · gateway on ${database} · tool ${meta.tool} · ${meta.connections} connections ${meta.durationSec}s + 1 connection ${meta.latencySec}s per scenario · median of ${meta.rounds} interleaved rounds` +
-    ` · Bun ${meta.bunVersion} · nproc ${meta.nproc} · load avg ${meta.loadAverage.toFixed(2)}${busy}${baseline}${took}`
+    ` · Bun ${meta.bunVersion} · nproc ${meta.nproc}${others}${baseline}${took}`
   );
 }
 

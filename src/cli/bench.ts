@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildReport, type BenchMeta, type BenchReport, type MemoryInputs } from "../bench/build-report.ts";
 import { createChildGroup, type ChildGroup } from "../bench/child-group.ts";
@@ -8,6 +8,7 @@ import { deleteBenchRedisKeys } from "../bench/bench-redis-prefix.ts";
 import { createBenchDatabase } from "../bench/create-bench-database.ts";
 import { measureFirstStart } from "../bench/measure-first-start.ts";
 import { FULL_COST_CALLS, measureModuleCosts, QUICK_COST_CALLS, type CostRow } from "../bench/measure-module-costs.ts";
+import { otherCpuShare, takeCpuSnapshot } from "../bench/measure-other-cpu.ts";
 import { measurePgliteFloor, type PgliteFloor } from "../bench/measure-pglite-floor.ts";
 import { BenchArgsError, parseBenchArgs, USAGE, type BenchArgs } from "../bench/parse-bench-args.ts";
 import { formatMeta, printReport } from "../bench/print-report.ts";
@@ -106,6 +107,7 @@ async function measureCosts(args: BenchArgs, databaseUrl: string | undefined, da
 
 async function bench(args: BenchArgs): Promise<void> {
   const started = performance.now();
+  const cpuBefore = takeCpuSnapshot();
   const tool = chooseTool(args);
   // The production profile runs on a database of its own on the server named, dropped at the end.
   const benchDatabase = args.databaseUrl ? await createBenchDatabase(args.databaseUrl) : undefined;
@@ -151,7 +153,6 @@ async function bench(args: BenchArgs): Promise<void> {
       bunVersion: Bun.version,
       nproc: availableParallelism(),
       startedAt: new Date().toISOString(),
-      loadAverage: loadavg()[0] ?? 0,
       baseline: args.baselineDir === undefined ? undefined : { dir: args.baselineDir, env: args.baselineEnv },
     };
     say(formatMeta(meta));
@@ -190,7 +191,9 @@ async function bench(args: BenchArgs): Promise<void> {
       await group.stopAll();
     }
     const costs = has("costs") ? await measureCosts(args, databaseUrl, costsDataDir) : undefined;
-    const report = buildReport({ meta: { ...meta, elapsedSec: (performance.now() - started) / 1000 }, measured, longStreamEvents, memory, costs, openStreams });
+    const cpuAfter = takeCpuSnapshot();
+    const others = cpuBefore && cpuAfter ? otherCpuShare(cpuBefore, cpuAfter, meta.nproc) : undefined;
+    const report = buildReport({ meta: { ...meta, otherCpuShare: others, elapsedSec: (performance.now() - started) / 1000 }, measured, longStreamEvents, memory, costs, openStreams });
     emit(report, args);
   } finally {
     process.off("SIGINT", onSignal);

@@ -20,7 +20,7 @@ const meta = (database: BenchMeta["database"]): BenchMeta => ({
   bunVersion: "1.4.5",
   nproc: 2,
   startedAt: "2026-01-01T00:00:00.000Z",
-  loadAverage: 0.5,
+  otherCpuShare: 0.02,
 });
 
 const scenario = (kind: ScenarioKind, id: string, target: BenchTarget, mode: BenchMode, body = "{}", bodyCase = ""): Scenario => ({
@@ -124,6 +124,15 @@ describe("buildReport: the path rows", () => {
     expect(text).toMatch(/translated JSON · messages → chat\s+60\s+30\s+2\.00×/);
     expect(text).toContain("same-format JSON CPU ≤ 1.6×, p99 ≤ bare + 1.5 ms");
     expect(text).toContain("RSS ≤ 480 MB");
+  });
+
+  test("the header gives the CPU share other programs took during the run, and labels the run busy past a tenth", () => {
+    expect(formatReport(report)).toContain(" · other programs took 2 % of the CPU");
+    expect(formatReport(report)).not.toContain("busy machine");
+    const busy = buildReport({ meta: { ...meta("pglite"), otherCpuShare: 0.25 }, measured: PATHS });
+    expect(formatReport(busy)).toContain(" · other programs took 25 % of the CPU (busy machine: numbers skewed by them)");
+    // Before the run has ended (the line printed at its start) there is no share to give.
+    expect(formatReport(buildReport({ meta: { ...meta("pglite"), otherCpuShare: undefined }, measured: PATHS }))).not.toContain("other programs");
   });
 
   test("the header names the baseline checkout and the environment it was given", () => {
