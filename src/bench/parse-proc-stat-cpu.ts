@@ -42,8 +42,9 @@ export function parseSystemBusyMs(procStat: string): number | undefined {
   const line = procStat.split("\n", 1)[0] ?? "";
   const fields = line.trim().split(/\s+/);
   if (fields[0] !== "cpu" || fields.length < 9) return undefined;
-  const [user, nice, system, , , irq, softirq, steal] = fields.slice(1, 9).map(Number);
-  const busy = [user, nice, system, irq, softirq, steal];
-  if (!busy.every((value) => value !== undefined && Number.isFinite(value))) return undefined;
-  return busy.reduce<number>((sum, value) => sum + (value ?? 0), 0) * MS_PER_TICK;
+  // user nice system idle iowait irq softirq steal
+  const ticks = fields.slice(1, 9).map(Number);
+  if (!ticks.every(Number.isFinite)) return undefined;
+  const busy = ticks.reduce((sum, value, i) => (i === 3 || i === 4 ? sum : sum + value), 0);
+  return busy * MS_PER_TICK;
 }
