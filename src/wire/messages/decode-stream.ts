@@ -6,6 +6,7 @@ import { decodeMessagesStopReason } from "./map-stop-reason.ts";
 import { decodeMessagesUsage } from "./map-usage.ts";
 import type { StreamDecoder } from "../upstream-adapter.ts";
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
+import { readBlockDelta, type BlockDelta } from "./read-block-delta.ts";
 
 export interface MessagesDecodeState {
   /** `between`: a message has stopped and another may follow in the same stream. */
@@ -155,6 +156,22 @@ function onBlockDelta(state: MessagesDecodeState, data: JsonObject): Step {
   return [state, event ? [event] : []];
 }
 
+/** A delta `readBlockDelta` read, as `deltaEvent` gives it from the parsed event. */
+function readDeltaEvent(index: number, delta: BlockDelta): StreamEvent | null {
+  switch (delta.kind) {
+    case "text":
+      return { type: "text_delta", index, text: delta.text };
+    case "tool_args":
+      return delta.text === "" ? null : { type: "tool_args_delta", index, fragment: delta.text };
+    case "thinking":
+      return { type: "thinking_delta", index, text: delta.text };
+    default: {
+      const unknownKind: never = delta.kind;
+      return unknownKind;
+    }
+  }
+}
+
 function onBlockStop(state: MessagesDecodeState, data: JsonObject): Step {
   const index = typeof data.index === "number" ? state.blocks.get(data.index) : undefined;
   if (index === undefined) return malformed(state, "a content_block_stop for no started block");
@@ -220,6 +237,13 @@ export const messagesStreamDecoder: StreamDecoder<MessagesDecodeState> = {
   initial: () => ({ phase: "before", messageId: "", blocks: new Map(), open: new Set(), started: 0, usage: ZERO_USAGE, spent: ZERO_USAGE, stop: null }),
   step(state, event) {
     if (state.phase === "done" || event.data === "") return [state, []];
+    // The bulk of a stream, a delta of a started block, read without a parse; everything else is parsed.
+    const delta = state.phase === "open" ? readBlockDelta(event.data) : undefined;
+    const index = delta === undefined ? undefined : state.blocks.get(delta.index);
+    if (delta !== undefined && index !== undefined) {
+      const decoded = index === null ? null : readDeltaEvent(index, delta);
+      return [state, decoded ? [decoded] : []];
+    }
     const data = parse(event.data);
     const type = typeof data?.type === "string" ? data.type : event.event;
     if (!data || type === undefined) return malformed(state, "an event whose data is not a JSON object with a type");

@@ -2,6 +2,7 @@ import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 import { addUsage, type Usage } from "../../canonical/usage.ts";
 import { type InspectContext, parseEventData, type StreamInspector, textOf, type Verdict } from "../stream-inspector.ts";
 import { decodeMessagesUsage } from "./map-usage.ts";
+import { readBlockDelta } from "./read-block-delta.ts";
 
 interface State {
   startUsage?: Usage;
@@ -99,6 +100,13 @@ export function inspectMessagesStream(ctx: InspectContext): StreamInspector {
   const state: State = {};
   return {
     step(name, data) {
+      // The bulk of a stream, read without a parse; everything else is parsed and judged below.
+      const delta = readBlockDelta(data);
+      if (delta !== undefined) {
+        state.between = false;
+        if (delta.text !== "") ctx.addText(delta.text);
+        return "pass";
+      }
       const event = parseEventData(data);
       return event === undefined ? "malformed" : step(name, event, state, ctx);
     },
