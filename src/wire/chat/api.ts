@@ -4,6 +4,7 @@ import { openAIErrorStatus } from "../openai-error-status.ts";
 import { openAIVersionHeaders } from "../openai-version-headers.ts";
 import type { UpstreamAdapter } from "../upstream-adapter.ts";
 import type { WireApi } from "../wire-api.ts";
+import { ANSWER_ID_PREFIXES } from "../show-answer-id.ts";
 import { askChatStreamUsage, chatClientAskedUsage } from "./ask-stream-usage.ts";
 import { checkChatRequest } from "./check-request.ts";
 import { chatFormat } from "./client-side.ts";
@@ -20,7 +21,7 @@ export const chatApi: WireApi = {
   name: "chat",
   path: "/v1/chat/completions",
   requestIdHeader: "x-request-id",
-  answerIdPrefix: "chatcmpl-",
+  answerIdPrefix: ANSWER_ID_PREFIXES.chat,
   // The tightest of the three.
   maxToolIdLength: 40,
   needsThinkingWithToolCalls: false,

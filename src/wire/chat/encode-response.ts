@@ -30,7 +30,7 @@ export function encodeChatResponse(response: CanonicalResponse, ctx: EncodeConte
     ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
   };
   return {
-    id: showAnswerId("chatcmpl-", response.id),
+    id: showAnswerId("chat", response.id),
     object: "chat.completion",
     created: ctx.created,
     model: ctx.model,

@@ -107,7 +107,7 @@ export const chatStreamEncoder: StreamEncoder<ChatStreamState> = {
     if (event.type === "error") return [{ ...state, ended: true }, encodeChatStreamError(asGatewayError(event.error))];
     if (event.type === "start") {
       if (state.started) return [state, ""];
-      const id = showAnswerId("chatcmpl-", event.id);
+      const id = showAnswerId("chat", event.id);
       const next = { ...state, id, head: chunkHead(state.ctx, id), started: true };
       return [next, chunk(next, ROLE_DELTA)];
     }

@@ -1,6 +1,7 @@
 import type { ClientFormat } from "../client-format.ts";
 import type { UpstreamAdapter } from "../upstream-adapter.ts";
 import type { WireApi } from "../wire-api.ts";
+import { ANSWER_ID_PREFIXES } from "../show-answer-id.ts";
 import { messagesTokenCount } from "./count-tokens.ts";
 import { checkMessagesRequest } from "./check-request.ts";
 import { messagesFormat } from "./client-side.ts";
@@ -20,7 +21,7 @@ export const messagesApi: WireApi = {
   name: "messages",
   path: "/v1/messages",
   requestIdHeader: "request-id",
-  answerIdPrefix: "msg_",
+  answerIdPrefix: ANSWER_ID_PREFIXES.messages,
   maxToolIdLength: 64,
   needsThinkingWithToolCalls: true,
 

@@ -30,7 +30,7 @@ function encodeOutputBlock(part: OutputPart): MessagesContentBlock {
 export function encodeMessagesResponse(response: CanonicalResponse, ctx: EncodeContext): MessagesMessage {
   const stop = encodeMessagesStopReason(response.stopReason);
   return {
-    id: showAnswerId("msg_", response.id),
+    id: showAnswerId("messages", response.id),
     type: "message",
     role: "assistant",
     model: ctx.model,

@@ -195,7 +195,7 @@ export const messagesStreamEncoder: StreamEncoder<MessagesStreamState> = {
     if (state.phase === "open") return stepOpen(state, event);
     if (event.type === "error") return [{ ...state, phase: "done" }, errorFrame(event.error)];
     const opened: MessagesStreamState = { ...state, phase: "open" };
-    if (event.type === "start") return [opened, messageStart(state.ctx, showAnswerId("msg_", event.id), event.usage)];
+    if (event.type === "start") return [opened, messageStart(state.ctx, showAnswerId("messages", event.id), event.usage)];
     // A stream that skipped its start still needs message_start before anything else.
     const [next, text] = stepOpen(opened, event);
     return [next, messageStart(state.ctx, "msg_gateway") + text];

@@ -4,6 +4,7 @@ import { openAIErrorStatus } from "../openai-error-status.ts";
 import { openAIVersionHeaders } from "../openai-version-headers.ts";
 import type { UpstreamAdapter } from "../upstream-adapter.ts";
 import type { WireApi } from "../wire-api.ts";
+import { ANSWER_ID_PREFIXES } from "../show-answer-id.ts";
 import { responseIdFor } from "./build-output-items.ts";
 import { responsesTokenCount } from "./count-tokens.ts";
 import { checkResponsesRequest } from "./check-request.ts";
@@ -22,7 +23,7 @@ export const responsesApi: WireApi = {
   name: "responses",
   path: "/v1/responses",
   requestIdHeader: "x-request-id",
-  answerIdPrefix: "resp_",
+  answerIdPrefix: ANSWER_ID_PREFIXES.responses,
   maxToolIdLength: 64,
   conversationIds: { shownId: responseIdFor, readFrom: readResponseId },
   needsThinkingWithToolCalls: false,

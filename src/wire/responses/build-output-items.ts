@@ -3,7 +3,7 @@ import type { Usage } from "../../canonical/usage.ts";
 import type { EncodeContext } from "../client-format.ts";
 import type { ResponsesOutcome } from "./map-stop-reason.ts";
 import { encodeResponsesUsage } from "./map-usage.ts";
-import { showAnswerId } from "../show-answer-id.ts";
+import { ANSWER_ID_PREFIXES, showAnswerId } from "../show-answer-id.ts";
 import { packForeignThinking, unpackResponsesReasoning } from "../pack-reasoning.ts";
 import type {
   ResponsesFunctionCallItem,
@@ -17,12 +17,12 @@ import type {
 
 /** The `resp_` id shown to the client; answers of other APIs keep their id after the prefix. */
 export function responseIdFor(upstreamId: string): string {
-  return showAnswerId("resp_", upstreamId);
+  return showAnswerId("responses", upstreamId);
 }
 
 /** A stable item id within one response: `msg_…`, `rs_…`, `fc_…` + the response id's tail + the item position. */
 export function itemIdFor(prefix: "msg" | "rs" | "fc", responseId: string, position: number): string {
-  return `${prefix}_${responseId.slice("resp_".length)}_${position}`;
+  return `${prefix}_${responseId.slice(ANSWER_ID_PREFIXES.responses.length)}_${position}`;
 }
 
 export function outputTextPart(text: string): ResponsesOutputText {
