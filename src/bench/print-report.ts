@@ -4,6 +4,7 @@ import type { CostRow } from "./measure-module-costs.ts";
 import { formatOpenStreams } from "./format-open-streams.ts";
 import { mb, ms } from "./format-units.ts";
 import type { PassResult } from "./run-scenario.ts";
+import { TRICKLED_STREAM_GAP_MS } from "./scenarios.ts";
 
 const us = (value: number | undefined, digits = 0): string => (value === undefined || Number.isNaN(value) ? "-" : value.toFixed(digits));
 const signed = (value: number | undefined, digits: number): string => (value === undefined ? "-" : `${value >= 0 ? "+" : ""}${value.toFixed(digits)}`);
@@ -110,7 +111,7 @@ export function formatLongStreams(rows: readonly LongStreamRow[]): string[] {
   if (rows.length === 0) return [];
   const baseline = rows.some((r) => r.baseline !== undefined);
   const header = [
-    "long stream (loaded pass)",
+    "events come (loaded pass)",
     "events",
     "bare µs/req",
     "translated µs/req",
@@ -123,7 +124,7 @@ export function formatLongStreams(rows: readonly LongStreamRow[]): string[] {
     "verdict",
   ];
   const body = rows.map((r) => [
-    `${r.format} → ${r.upstreamApi}`,
+    `${r.kind === "long-stream" ? "in one burst" : `one every ${TRICKLED_STREAM_GAP_MS} ms`} · ${r.format} → ${r.upstreamApi}`,
     r.events === undefined ? "-" : String(r.events),
     us(r.bare?.cpuUsPerRequest),
     us(r.cross?.cpuUsPerRequest),
@@ -135,7 +136,10 @@ export function formatLongStreams(rows: readonly LongStreamRow[]): string[] {
     String(errors(r.bare, r.cross, r.gateway, r.baseline)),
     mark(r.verdict),
   ]);
-  return ["a 2,000-event answer through the translated path", ...table(header, body)];
+  return [
+    "long streams: the gateway's CPU per event beyond the bare proxy's; a 2,000-event answer in one burst, and a 200-event one trickled as a model streams (each event read and written on its own)",
+    ...table(header, body),
+  ];
 }
 
 export function formatMemory(m: MemorySection | undefined): string[] {

@@ -26,9 +26,10 @@ export type BenchTarget = (typeof TARGET_NAMES)[number];
 
 /**
  * `path`: the issue's rows (a ~1 KB request, a 20-event answer); `body`: big conversations, timed
- * one request at a time; `long-stream`: a 2,000-event answer.
+ * one request at a time; `long-stream`: a 2,000-event answer in one burst; `trickled-stream`: a
+ * 200-event answer an event a millisecond, as a model streams.
  */
-export type ScenarioKind = "path" | "body" | "long-stream";
+export type ScenarioKind = "path" | "body" | "long-stream" | "trickled-stream";
 /** `load`: `--connections` at once, for CPU per request and p99 under load; `single`: one connection. */
 export type Pass = "load" | "single";
 
@@ -266,24 +267,36 @@ export const LONG_STREAM_WORDS = 6_000;
 const LONG_ASK: Ask = { text: `[sim words=${LONG_STREAM_WORDS}] Tell me the whole story.`, maxTokens: 8_192 };
 
 /**
+ * The trickled answer: 600 words as 200 text deltas, the simulated upstream sending each event on
+ * its own a millisecond after the last. The long stream's events come in one burst, so the gateway
+ * reads them a few reads at a time; a model's come one by one, and each costs a read and a write.
+ */
+const TRICKLED_STREAM_WORDS = 600;
+export const TRICKLED_STREAM_GAP_MS = 1;
+const TRICKLED_ASK: Ask = { text: `[sim words=${TRICKLED_STREAM_WORDS} gapMs=${TRICKLED_STREAM_GAP_MS}] Tell me the story.`, maxTokens: 2_048 };
+
+/**
  * A 2,000-event answer streamed through the translated path (`cross`), and through the bare proxy
  * in the client's format; `gateway` too when selected (same-format, for comparison); `baseline`,
- * the baseline checkout's gateway, through the same translated path as `cross`.
+ * the baseline checkout's gateway, through the same translated path as `cross`. With
+ * `trickled-stream`, the trickled answer instead.
  */
 export function buildLongStreamScenarios(
   formats: readonly BenchFormat[],
   targets: readonly BenchTarget[],
   endpoints: TargetEndpoints,
   warmupRequests: number,
+  kind: Extract<ScenarioKind, "long-stream" | "trickled-stream"> = "long-stream",
 ): Scenario[] {
   const scenarios: Scenario[] = [];
+  const ask = kind === "long-stream" ? LONG_ASK : TRICKLED_ASK;
   for (const format of formats) {
     for (const target of targets) {
       const model = target === "baseline" ? TARGETS.cross.model(format) : TARGETS[target].model(format);
-      const body = FORMATS[format].body(model, true, LONG_ASK);
+      const body = FORMATS[format].body(model, true, ask);
       scenarios.push(
         scenario(
-          { id: `long-stream/${format}/${target}`, kind: "long-stream", bodyCase: "", format, mode: "stream", target, passes: ["load"], warmupRequests: Math.min(warmupRequests, 20) },
+          { id: `${kind}/${format}/${target}`, kind, bodyCase: "", format, mode: "stream", target, passes: ["load"], warmupRequests: Math.min(warmupRequests, 20) },
           endpoints,
           body,
         ),

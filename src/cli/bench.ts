@@ -47,11 +47,15 @@ const say = (line: string): void => console.error(`bench: ${line}`);
 /** Every scenario of the selected sections; the path rows first, so a round runs them back to back. */
 function planScenarios(args: BenchArgs, processes: BenchProcesses): Scenario[] {
   const has = (section: BenchArgs["sections"][number]): boolean => args.sections.includes(section);
-  const longTargets: BenchTarget[] = ["bare", "cross", ...(args.targets.includes("baseline") ? (["baseline"] as const) : []), ...(args.full ? (["gateway"] as const) : [])];
+  const baseline = args.targets.includes("baseline") ? (["baseline"] as const) : [];
+  const longTargets: BenchTarget[] = ["bare", "cross", ...baseline, ...(args.full ? (["gateway"] as const) : [])];
+  // Same-format too: the path an agent's stream takes when the tier's model speaks its API.
+  const trickledTargets: BenchTarget[] = ["bare", "cross", ...baseline, "gateway"];
   return [
     ...(has("paths") ? buildScenarios(args, processes.endpoints) : []),
     ...(has("bodies") ? buildBodyScenarios(processes.endpoints, args.warmupRequests, args.targets.includes("baseline")) : []),
     ...(has("long-stream") ? buildLongStreamScenarios(args.formats, longTargets, processes.endpoints, args.warmupRequests) : []),
+    ...(has("long-stream") ? buildLongStreamScenarios(args.formats, trickledTargets, processes.endpoints, args.warmupRequests, "trickled-stream") : []),
   ];
 }
 
@@ -175,7 +179,7 @@ async function bench(args: BenchArgs): Promise<void> {
         firstStartNote = "a gateway started for it alone, on PGlite";
       }
       const scenarios = planScenarios(args, processes);
-      for (const scenario of scenarios.filter((s) => s.kind === "long-stream" && s.target !== "bare")) longStreamEvents[scenario.id] = await countStreamEvents(scenario);
+      for (const scenario of scenarios.filter((s) => (s.kind === "long-stream" || s.kind === "trickled-stream") && s.target !== "bare")) longStreamEvents[scenario.id] = await countStreamEvents(scenario);
       const rounds = await runRounds(args, tool, scriptDir, group, processes, scenarios);
       measured = scenarios.map((scenario, i) => ({ scenario, rounds: rounds[i]! }));
       if (has("open-streams")) openStreams = await holdOpenStreams(args, group, processes);

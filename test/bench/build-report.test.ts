@@ -201,6 +201,19 @@ describe("buildReport: the long stream", () => {
     expect(formatReport(without)).not.toContain("baseline beyond bare per event");
   });
 
+  test("the trickled answer: per event beyond the bare proxy on both paths, shown beside the burst and never judged", () => {
+    const trickled = (target: BenchTarget, cpu: number) => ({ scenario: scenario("trickled-stream", `trickled-stream/messages/${target}`, target, "stream"), rounds: [{ load: pass(cpu, 50, 100) }] });
+    const events = { "long-stream/messages/cross": 2_000, "trickled-stream/messages/cross": 200, "trickled-stream/messages/gateway": 100 };
+    const measured = [long("bare", 1_000), long("cross", 2_600), trickled("bare", 2_000), trickled("cross", 6_000), trickled("gateway", 3_000)];
+    const report = buildReport({ meta: meta("pglite"), measured, longStreamEvents: events });
+    expect(report.longStreams.map((r) => r.kind)).toEqual(["long-stream", "trickled-stream"]);
+    expect(report.longStreams[1]).toMatchObject({ events: 200, crossUsPerEvent: 20, sameUsPerEvent: 10, verdict: { target: "-", pass: undefined } });
+    expect(report.summary).toEqual({ met: 1, judged: 1 });
+    const text = formatReport(report);
+    expect(text).toMatch(/in one burst · messages → chat\s+2000\s+1000\s+2600\s+0\.800 µs/);
+    expect(text).toMatch(/one every 1 ms · messages → chat\s+200\s+2000\s+6000\s+20\.000 µs\s+-\s+3000\s+10\.000 µs/);
+  });
+
   test("without the event count it is not judged", () => {
     const report = buildReport({ meta: meta("pglite"), measured: [long("bare", 1_000), long("cross", 2_600)] });
     expect(report.longStreams[0]!.verdict.pass).toBeUndefined();

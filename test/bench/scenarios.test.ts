@@ -1,6 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { buildBenchConfig, CROSS_TIERS } from "../../src/bench/build-bench-config.ts";
-import { BODY_CASES, buildBodyScenarios, buildLongStreamScenarios, buildScenarios, LONG_STREAM_WORDS, type Scenario, type ScenarioSelection } from "../../src/bench/scenarios.ts";
+import {
+  BODY_CASES,
+  buildBodyScenarios,
+  buildLongStreamScenarios,
+  buildScenarios,
+  LONG_STREAM_WORDS,
+  TRICKLED_STREAM_GAP_MS,
+  type Scenario,
+  type ScenarioSelection,
+} from "../../src/bench/scenarios.ts";
 
 const endpoints = { direct: "http://sim", bare: "http://bare", gateway: "http://gw", gatewayKey: "rl_test" };
 const pick = (selection: Pick<ScenarioSelection, "formats" | "modes" | "targets">): ScenarioSelection => ({ ...selection, latencySec: 1, warmupRequests: 200 });
@@ -191,6 +200,20 @@ describe("buildLongStreamScenarios", () => {
     expect(body.max_tokens).toBeGreaterThan(LONG_STREAM_WORDS);
     expect(body.messages[0]!.content).toContain(`[sim words=${LONG_STREAM_WORDS}]`);
     expect(cross!).toMatchObject({ passes: ["load"], warmupRequests: 20 });
+  });
+
+  test("the trickled answer: the sim sends 600 words an event at a time, TRICKLED_STREAM_GAP_MS apart, on every path", () => {
+    const [bare, cross, gateway] = buildLongStreamScenarios(["messages"], ["bare", "cross", "gateway"], endpoints, 200, "trickled-stream");
+    expect([bare!.id, cross!.id, gateway!.id]).toEqual(["trickled-stream/messages/bare", "trickled-stream/messages/cross", "trickled-stream/messages/gateway"]);
+    expect(gateway!.kind).toBe("trickled-stream");
+    for (const s of [bare!, cross!, gateway!]) {
+      const body = JSON.parse(s.body) as { stream: boolean; max_tokens: number; messages: Array<{ content: string }> };
+      expect(body.stream).toBe(true);
+      expect(body.max_tokens).toBeGreaterThan(600);
+      expect(body.messages[0]!.content).toContain(`[sim words=600 gapMs=${TRICKLED_STREAM_GAP_MS}]`);
+    }
+    expect(JSON.parse(cross!.body).model).toBe("fast");
+    expect(JSON.parse(gateway!.body).model).toBe("normal");
   });
 
   test("with a baseline checkout, its gateway gets the translated request, with its own key", () => {
