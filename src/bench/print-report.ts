@@ -150,8 +150,12 @@ export function formatMemory(m: MemorySection | undefined): string[] {
       `  PGlite floor: a bare script opening the gateway's data dir holds ${mb(m.floor.openRssBytes)}, ${mb(m.floor.afterInsertsRssBytes)} after ${m.floor.inserts} small inserts (${m.floor.insertsMs.toFixed(0)} ms)`,
     );
   }
-  out.push(`  gateway: ${mb(m.gatewayIdleRssBytes)} idle after start, ${mb(m.gatewayPeakRssBytes)} peak under the bench's load (target ${m.rss.target}${m.rssLimitBytes === undefined ? "" : `: ${mb(m.rssLimitBytes)}`}) ${mark(m.rss)}`);
-  out.push(`  first start from source on an empty data dir (${m.firstStartNote ?? "-"}): peak ${mb(m.firstStartPeakBytes)} (target ${m.firstStart.target}) ${mark(m.firstStart)}`);
+  // Without the memory section (`--sections paths`) only the peak under load was measured: no line of dashes for the rest.
+  const idle = m.gatewayIdleRssBytes === undefined ? "" : `${mb(m.gatewayIdleRssBytes)} idle after start, `;
+  out.push(`  gateway: ${idle}${mb(m.gatewayPeakRssBytes)} peak under the bench's load (target ${m.rss.target}${m.rssLimitBytes === undefined ? "" : `: ${mb(m.rssLimitBytes)}`}) ${mark(m.rss)}`);
+  if (m.firstStartPeakBytes !== undefined) {
+    out.push(`  first start from source on an empty data dir (${m.firstStartNote ?? "-"}): peak ${mb(m.firstStartPeakBytes)} (target ${m.firstStart.target}) ${mark(m.firstStart)}`);
+  }
   return out;
 }
 

@@ -221,6 +221,16 @@ describe("buildReport: the long stream", () => {
 });
 
 describe("buildReport: memory and the budget", () => {
+  test("without the memory section only the peak under load is printed, no line of dashes", () => {
+    const text = formatReport(buildReport({ meta: meta("pglite"), measured: PATHS }));
+    expect(text).toMatch(/ {2}gateway: \d+ MB peak under the bench's load/);
+    expect(text).not.toContain("idle after start");
+    expect(text).not.toContain("first start");
+    const full = formatReport(buildReport({ meta: meta("pglite"), measured: PATHS, memory: { floor: FLOOR, firstStartPeakBytes: 200 * MB, firstStartNote: "the bench's gateway", gatewayIdleRssBytes: 150 * MB } }));
+    expect(full).toContain("gateway: 150 MB idle after start, ");
+    expect(full).toContain("first start from source on an empty data dir (the bench's gateway): peak 200 MB");
+  });
+
   test("the first start against 500 MB, reported beside the floor", () => {
     const report = buildReport({ meta: meta("pglite"), measured: [], memory: { floor: FLOOR, firstStartPeakBytes: 1_050 * MB, firstStartNote: "the bench's gateway", gatewayIdleRssBytes: 310 * MB } });
     expect(report.memory?.firstStart).toEqual({ target: "≤ 500 MB", pass: false });
