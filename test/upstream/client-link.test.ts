@@ -1,5 +1,23 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { newClientLink, sendEachToClient, type ClientLink } from "../../src/upstream/sse/client-link.ts";
+import { newClientLink, sendEachToClient, sendToClient, type ClientLink } from "../../src/upstream/sse/client-link.ts";
+import { readNext, type ReadManyResult } from "../../src/upstream/sse/read-first-event.ts";
+
+/** A controller that records what is written and flushed; `wait` makes the write of that piece wait (backpressure). */
+function recorder(wait?: (piece: string) => boolean, took = (piece: Uint8Array | string) => piece.length) {
+  const written: string[] = [];
+  let flushes = 0;
+  const controller = {
+    write(piece: Uint8Array | string): number | Promise<number> {
+      const text = typeof piece === "string" ? piece : Buffer.from(piece).toString();
+      written.push(text);
+      return wait?.(text) ? Promise.resolve(took(piece)) : took(piece);
+    },
+    flush() {
+      flushes++;
+    },
+  } as unknown as ReadableStreamDirectController;
+  return { controller, written, flushes: () => flushes };
+}
 
 /** A server whose one stream runs `pipe` on a direct controller, as the stream paths do. */
 function serve(pipe: (link: ClientLink, controller: ReadableStreamDirectController) => Promise<void>) {
@@ -69,5 +87,66 @@ describe("sendEachToClient", () => {
     expect(link.gone).toBe(true);
     expect(link.writing).toBe(false);
     expect(rounds).toBeLessThan(2_000);
+  });
+});
+
+describe("sendToClient without a wait", () => {
+  test("writes the client takes at once are answered at once, not as a promise, and flushed once", () => {
+    const { controller, written, flushes } = recorder();
+    const link = newClientLink();
+    expect(sendEachToClient(link, controller, ["data: 1\n\n", "", "data: 2\n\n"])).toBe(true);
+    expect(sendToClient(link, controller, Buffer.from("data: 3\n\n"))).toBe(true);
+    expect(written).toEqual(["data: 1\n\n", "data: 2\n\n", "data: 3\n\n"]);
+    expect(flushes()).toBe(2);
+    expect(link.writing).toBe(false);
+  });
+
+  test("a write that waits: the answer is a promise, the rest follows it in order, one flush at the end", async () => {
+    const { controller, written, flushes } = recorder((piece) => piece === "b");
+    const link = newClientLink();
+    const sent = sendEachToClient(link, controller, ["a", "b", "c"]);
+    expect(sent).toBeInstanceOf(Promise);
+    expect(link.writing).toBe(true);
+    expect(await sent).toBe(true);
+    expect(written).toEqual(["a", "b", "c"]);
+    expect(flushes()).toBe(1);
+    expect(link.writing).toBe(false);
+  });
+
+  test("a write the client took nothing of: false at once, the link gone, nothing more written or flushed", async () => {
+    const gone = recorder(undefined, () => 0);
+    const link = newClientLink();
+    expect(sendEachToClient(link, gone.controller, ["a", "b"])).toBe(false);
+    expect(gone.written).toEqual(["a"]);
+    expect(gone.flushes()).toBe(0);
+    expect(link.gone).toBe(true);
+    const waited = recorder(() => true, () => 0);
+    const other = newClientLink();
+    expect(await sendEachToClient(other, waited.controller, ["a", "b"])).toBe(false);
+    expect(other.gone).toBe(true);
+  });
+});
+
+describe("readNext", () => {
+  const reader = (results: Array<ReadManyResult | Promise<ReadManyResult>>) => ({
+    readMany: () => results.shift() ?? { done: true, value: [] },
+    read: async () => ({ done: true as const }),
+    cancel: async () => {},
+  });
+
+  test("chunks already queued come back at once, joined; a read that waits is a promise", async () => {
+    const queued = readNext(reader([{ done: false, value: [Buffer.from("data: 1\n\n"), Buffer.from("data: 2\n\n")] }]));
+    expect(queued).not.toBeInstanceOf(Promise);
+    expect(Buffer.from(queued as Uint8Array).toString()).toBe("data: 1\n\ndata: 2\n\n");
+    const waiting = readNext(reader([Promise.resolve({ done: false, value: [Buffer.from("x")] })]));
+    expect(waiting).toBeInstanceOf(Promise);
+    expect(Buffer.from((await waiting) as Uint8Array).toString()).toBe("x");
+  });
+
+  test("an empty read goes on to the next; the end is null", async () => {
+    expect(readNext(reader([{ done: true, value: [] }]))).toBeNull();
+    const next = readNext(reader([{ done: false, value: [] }, Promise.resolve({ done: false, value: [Buffer.from("y")] })]));
+    expect(Buffer.from((await next) as Uint8Array).toString()).toBe("y");
+    expect(await readNext(reader([Promise.resolve({ done: true, value: [] })]))).toBeNull();
   });
 });

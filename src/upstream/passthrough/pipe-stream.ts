@@ -289,11 +289,13 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
       if (stop) await beforeLastBytes();
       const out = release(rewrite(step.out), step.hold && rewrite(step.hold), stop !== undefined);
       noteSent(out);
-      if (!(await sendToClient(link, controller, out))) break;
+      const sending = sendToClient(link, controller, out);
+      if (!(sending instanceof Promise ? await sending : sending)) break;
       if (stop) break;
       let next: Uint8Array | null;
       try {
-        next = await readNext(reader);
+        const reading = readNext(reader);
+        next = reading instanceof Promise ? await reading : reading;
       } catch (error) {
         if (link.gone || request.client.signal.aborted) {
           link.gone = true;

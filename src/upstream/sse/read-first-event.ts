@@ -46,16 +46,16 @@ export interface ReadManyResult {
 }
 
 /**
- * The next piece of a stream: all queued chunks joined (one await, often none, for a burst of
- * events), or null at the end.
+ * The next piece of a stream: all queued chunks joined, or null at the end. Chunks already queued
+ * come back at once, not as a promise (see `sendToClient`: the caller awaits only a read that waits).
  */
-export async function readNext(reader: ByteReader): Promise<Uint8Array | null> {
-  if (!reader.readMany) {
-    const result = await reader.read();
-    return result.done ? null : result.value;
-  }
+export function readNext(reader: ByteReader): Uint8Array | null | Promise<Uint8Array | null> {
+  if (!reader.readMany) return reader.read().then((result) => (result.done ? null : result.value));
   const pending = reader.readMany();
-  const result = pending instanceof Promise ? await pending : pending;
+  return pending instanceof Promise ? pending.then((result) => takeRead(reader, result)) : takeRead(reader, pending);
+}
+
+function takeRead(reader: ByteReader, result: ReadManyResult): Uint8Array | null | Promise<Uint8Array | null> {
   if (result.value.length === 0) return result.done ? null : readNext(reader);
   return result.value.length === 1 ? result.value[0]! : Buffer.concat(result.value);
 }

@@ -289,7 +289,8 @@ function pipeTranslation(t: Translation, first: StreamEvent[], request: Translat
       const texts = encodeEvents(t, events, format);
       // A finish without an error ends the stream normally: after it nothing is decoded or counted.
       if (t.outcome.ended) await beforeLastBytes(t.outcome.error === undefined ? endedTokens(t) : undefined);
-      if (!(await sendEachToClient(link, controller, texts))) break;
+      const sending = sendEachToClient(link, controller, texts);
+      if (!(sending instanceof Promise ? await sending : sending)) break;
       if (t.outcome.ended) {
         // The client has the whole answer: leaving now is no abort.
         report(false);
@@ -297,7 +298,8 @@ function pipeTranslation(t: Translation, first: StreamEvent[], request: Translat
       }
       let bytes: Uint8Array | null;
       try {
-        bytes = await readNext(t.reader);
+        const reading = readNext(t.reader);
+        bytes = reading instanceof Promise ? await reading : reading;
       } catch (error) {
         if (link.gone || request.client.signal.aborted) {
           link.gone = true;
