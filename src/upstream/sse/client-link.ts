@@ -15,10 +15,11 @@ export const newClientLink = (): ClientLink => ({ writing: false, gone: false, b
 
 /**
  * Writes `chunk` and flushes it, waiting out backpressure; false once the client has gone (it took
- * 0 bytes). The answer is a plain value when no write had to wait (the usual case) and a promise
- * only when one did, for the caller to await then alone: `await` on a plain value still waits a
- * microtask turn, which a stream pays on every read when a model sends one event a read (the
- * pipe's in-process bench, one event a read: 0.3-1.0 µs an event less at the minimum in seven alternating runs of seven).
+ * 0 bytes). The answer is a plain value when no write had to wait (the usual case), a promise only
+ * when one did, for the caller to await then alone: `await` on a plain value still waits a
+ * microtask turn, which a stream would pay on every read when a model sends an event a read (the
+ * same-format pipe in-process, an event a read: 0.3-2.7 µs an event less at each run's minimum, in
+ * eleven alternating runs of eleven).
  */
 export const sendToClient = (link: ClientLink, controller: ReadableStreamDirectController, chunk: Uint8Array | string): boolean | Promise<boolean> =>
   writeFrom(link, controller, [chunk], 0, false);
