@@ -50,7 +50,8 @@ import { BENCH_EFFORT, BENCH_MODELS, buildBenchConfig, CROSS_TIERS, SAME_FORMAT_
 import { buildConversationBody } from "./build-conversation-body.ts";
 import { createParseMemo, type ParseScope } from "../pipeline/create-parse-memo.ts";
 import { measureCallCost, type CallCostOptions } from "./measure-call-cost.ts";
-import { asForwarded, FORMATS, LONG_STREAM_WORDS, type BenchFormat } from "./scenarios.ts";
+import { asForwarded, FORMATS, LONG_STREAM_WORDS, TRICKLED_STREAM_WORDS, type BenchFormat } from "./scenarios.ts";
+import { streamOneEventARead } from "./stream-one-event-a-read.ts";
 
 /** Targets an earlier issue set for two parts, µs at p50. */
 const TARGET_ROUTING_P50_US = 50;
@@ -97,7 +98,8 @@ export interface CostOptions {
   /**
    * The path rows' connections. With Redis, the limits are also timed with this many calls under
    * way: the path rows' requests send their commands together, sharing round trips, so one call at
-   * a time overstates what a loaded request pays (the budget takes this row).
+   * a time overstates what a loaded request pays (the budget takes this row). The trickled
+   * streams run this many at once too.
    */
   readonly loadedInFlight?: number | undefined;
 }
@@ -106,6 +108,9 @@ export const QUICK_COST_CALLS: CallCostOptions = { warmup: 2_000, iterations: 10
 export const FULL_COST_CALLS: CallCostOptions = { warmup: 5_000, iterations: 20_000, rounds: 5 };
 /** For the parts that take milliseconds a call (a 1 MB body, a 2,000-event stream). */
 const heavy = (calls: CallCostOptions): CallCostOptions => ({ warmup: Math.min(calls.warmup, 30), iterations: Math.max(10, Math.round(calls.iterations / 50)), rounds: calls.rounds });
+
+/** For the trickled streams, whose call is a loaded pass's worth of them (32 × 200 events, tens of ms). */
+const trickledCalls = (calls: CallCostOptions): CallCostOptions => ({ warmup: Math.min(calls.warmup, 3), iterations: Math.max(5, Math.round(calls.iterations / 1_000)), rounds: calls.rounds });
 
 /** A new task's text, numbered on each call so that none repeats. */
 const USER_TASK = "Find why the nightly export job writes duplicate rows and propose a fix";
@@ -451,6 +456,21 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
         part: "same-format answer",
         label: `same-format stream · ${format} · ${events.length} events framed, read, model rewritten`,
         call: sameFormatStream(format, events),
+      });
+      // The trickled row's answer, an event a read, as many streams at once as the loaded pass has
+      // connections: the pipe against a bare direct stream on the same reads.
+      const trickled = perEvent(await fetchAnswer(sim, format, asForwarded(format, FORMATS[format].body(BENCH_MODELS.all, true, { text: `[sim words=${TRICKLED_STREAM_WORDS}]`, maxTokens: 2_048 }))));
+      const atOnce = options.loadedInFlight ?? 1;
+      const streamCalls = trickledCalls(calls);
+      const floor = await measureCallCost(streamOneEventARead(format, trickled, "bare", config, atOnce), streamCalls);
+      const piped = await measureCallCost(streamOneEventARead(format, trickled, "pipe", config, atOnce), streamCalls);
+      rows.push({
+        id: `same-format-trickled/${format}`,
+        part: "same-format answer",
+        label: `same-format stream · ${format} · ${atOnce} × ${trickled.length} events one a read, the pipe read by Bun's Response`,
+        ...piped,
+        targetP50Us: undefined,
+        note: `a bare direct stream on the same reads ${floor.meanUs.toFixed(0)} µs; the pipe ${((piped.meanUs - floor.meanUs) / (atOnce * trickled.length)).toFixed(2)} µs an event beyond it`,
       });
       const api = CROSS_TIERS[format].api;
       const upstreamBody = (stream: boolean, words?: number): Record<string, unknown> => {

@@ -271,7 +271,7 @@ const LONG_ASK: Ask = { text: `[sim words=${LONG_STREAM_WORDS}] Tell me the whol
  * its own a millisecond after the last. The long stream's events come in one burst, so the gateway
  * reads them a few reads at a time; a model's come one by one, and each costs a read and a write.
  */
-const TRICKLED_STREAM_WORDS = 600;
+export const TRICKLED_STREAM_WORDS = 600;
 export const TRICKLED_STREAM_GAP_MS = 1;
 const TRICKLED_ASK: Ask = { text: `[sim words=${TRICKLED_STREAM_WORDS} gapMs=${TRICKLED_STREAM_GAP_MS}] Tell me the story.`, maxTokens: 2_048 };
 

@@ -21,7 +21,7 @@ describe("measureModuleCosts", () => {
     const ids = rows.map((r) => r.id);
     expect(ids).toEqual(expect.arrayContaining(["auth", "limits", "usage-row", "request-log", "metrics", "body-check/1m", "body-check/1m-new", "routing/1m", "routing/1m-new", "cache/1m"]));
     for (const format of ["messages", "chat"]) {
-      for (const part of ["body-check", "routing", "cache", "same-format-json", "same-format-stream", "translation-json", "translation-stream", "translation-long"]) {
+      for (const part of ["body-check", "routing", "cache", "same-format-json", "same-format-stream", "same-format-trickled", "translation-json", "translation-stream", "translation-long"]) {
         expect(ids).toContain(`${part}/${format}`);
       }
     }
@@ -49,6 +49,11 @@ describe("measureModuleCosts", () => {
   test("the streams read are whole answers from the sim, and the long one has its 2,000 events", () => {
     expect(rows.find((r) => r.id === "same-format-stream/messages")!.label).toMatch(/· \d{2} events/);
     expect(rows.find((r) => r.id === "translation-long/messages")!.label).toMatch(/· 20\d\d events/);
+    // The trickled answer, an event a read, beside a bare direct stream on the same reads.
+    const trickled = rows.find((r) => r.id === "same-format-trickled/messages")!;
+    expect(trickled.label).toMatch(/· 8 × 2\d\d events one a read/);
+    expect(trickled.note).toMatch(/^a bare direct stream on the same reads \d+ µs; the pipe -?\d+\.\d\d µs an event beyond it$/);
+    expect(trickled.sink).toBeGreaterThan(20_000 * trickled.calls);
   });
 
   test("every row did its calls and kept what they returned", () => {
