@@ -5,30 +5,35 @@ import { wireApi } from "../wire/wire-apis.ts";
 import { BENCH_MODELS, SAME_FORMAT_TIER } from "./build-bench-config.ts";
 import type { BenchFormat } from "./scenarios.ts";
 
+/** A reader whose `readMany` is always there: the pipe and the floor both read through it. */
+type EventReader = ByteReader & { readMany(): Promise<ReadManyResult> };
+
 /**
  * A reader that hands over one event a read, each a turn of the event loop after the last and
  * in bytes of its own, as a model's stream arrives: what makes every event cost a read, a write
  * and a flush.
  */
-function oneEventARead(events: readonly Uint8Array[]): ByteReader {
+function oneEventARead(events: readonly Uint8Array[]): EventReader {
   let next = 1;
-  const take = (): ReadManyResult => (next < events.length ? { done: false, value: [new Uint8Array(events[next++]!)] } : { done: true, value: [] });
+  const readMany = (): Promise<ReadManyResult> =>
+    new Promise((resolve) => setImmediate(() => resolve(next < events.length ? { done: false, value: [new Uint8Array(events[next++]!)] } : { done: true, value: [] })));
   return {
-    readMany: () => new Promise((resolve) => setImmediate(() => resolve(take()))),
-    read: () => new Promise((resolve) => setImmediate(() => resolve(next < events.length ? { done: false, value: new Uint8Array(events[next++]!) } : { done: true }))),
+    readMany,
+    // Not taken while readMany is there (readNext prefers it); the interface asks for it.
+    read: () => readMany().then((result) => (result.done ? { done: true as const } : { done: false as const, value: result.value[0]! })),
     cancel: async () => {},
   };
 }
 
 /** The floor: each read written and flushed by a bare direct stream, nothing looked at. */
-function bareStream(reader: ByteReader, first: Uint8Array): ReadableStream<Uint8Array> {
+function bareStream(reader: EventReader, first: Uint8Array): ReadableStream<Uint8Array> {
   const source: Bun.DirectUnderlyingSource<Uint8Array> = {
     type: "direct",
     async pull(controller) {
       controller.write(first);
       controller.flush();
       for (;;) {
-        const read = await reader.readMany!();
+        const read = await reader.readMany();
         for (const chunk of read.value) controller.write(chunk);
         controller.flush();
         if (read.done) return;
