@@ -19,9 +19,20 @@ function maxOf(values: ReadonlyArray<number | undefined>): number | undefined {
 }
 
 /**
+ * The thread split of the middle round by CPU per request (the lower middle one when the rounds are
+ * even): one round's split, so its parts add up to that round's CPU, which is the median reported.
+ */
+function middleSplit(results: readonly PassResult[]): PassResult["threadUsPerRequest"] {
+  const measured = results.filter((r) => r.cpuUsPerRequest !== undefined && r.threadUsPerRequest !== undefined);
+  if (measured.length === 0) return undefined;
+  const sorted = [...measured].sort((a, b) => a.cpuUsPerRequest! - b.cpuUsPerRequest!);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!.threadUsPerRequest;
+}
+
+/**
  * One pass's rounds folded into one: the median of each rate, latency and CPU per request (a single
- * run on a shared 2-core machine swings by a fifth), the sum of requests and errors, and the highest
- * peak memory (a peak is a maximum, not a typical value).
+ * run on a shared 2-core machine swings by a fifth) with the middle round's thread split, the sum of
+ * requests and errors, and the highest peak memory (a peak is a maximum, not a typical value).
  */
 function foldPasses(results: readonly PassResult[]): PassResult {
   if (results.length === 0) throw new Error("foldPasses: no rounds");
@@ -41,7 +52,13 @@ function foldPasses(results: readonly PassResult[]): PassResult {
     ...(ttfbP99Ms !== undefined ? { ttfbP99Ms } : {}),
     ...(firstError !== undefined ? { firstError } : {}),
   };
-  return { ...load, cpuUsPerRequest: medianOf(results.map((r) => r.cpuUsPerRequest)), peakRssBytes: maxOf(results.map((r) => r.peakRssBytes)) };
+  const threadUsPerRequest = middleSplit(results);
+  return {
+    ...load,
+    cpuUsPerRequest: medianOf(results.map((r) => r.cpuUsPerRequest)),
+    ...(threadUsPerRequest !== undefined ? { threadUsPerRequest } : {}),
+    peakRssBytes: maxOf(results.map((r) => r.peakRssBytes)),
+  };
 }
 
 /** One scenario's rounds folded pass by pass. */

@@ -3,6 +3,7 @@ import type { BenchMeta, BenchReport, BodyRow, BudgetRow, LongStreamRow, MemoryS
 import type { CostRow } from "./measure-module-costs.ts";
 import { formatOpenStreams } from "./format-open-streams.ts";
 import { mb, ms } from "./format-units.ts";
+import { THREAD_ROLES } from "./read-thread-cpu.ts";
 import type { PassResult } from "./run-scenario.ts";
 import { TRICKLED_STREAM_GAP_MS } from "./scenarios.ts";
 
@@ -142,6 +143,24 @@ export function formatLongStreams(rows: readonly LongStreamRow[]): string[] {
   ];
 }
 
+/** What each process's threads spent of its CPU per request: where the gateway's CPU beyond the bare proxy's goes. */
+export function formatThreads(paths: readonly PathRow[], longStreams: readonly LongStreamRow[]): string[] {
+  const lines: Array<readonly [string, string, PassResult | undefined]> = [];
+  for (const r of paths) lines.push([pathLabel(r), "gateway", r.gateway.load], ["", "bare", r.bare?.load]);
+  for (const r of longStreams) {
+    const label = `long stream, ${r.kind === "long-stream" ? "in one burst" : `one every ${TRICKLED_STREAM_GAP_MS} ms`} · ${r.format} → ${r.upstreamApi}`;
+    lines.push([label, "translated", r.cross], ["", "same-format", r.gateway], ["", "bare", r.bare]);
+  }
+  const body = lines
+    .filter(([, , p]) => p?.threadUsPerRequest !== undefined)
+    .map(([label, process, p]) => [label, process, ...THREAD_ROLES.map((role) => us(p!.threadUsPerRequest![role])), us(p!.cpuUsPerRequest)]);
+  if (body.length === 0) return [];
+  return [
+    "by thread: each process's CPU µs per request split by what its threads do (loaded pass, the middle round): main = JavaScript, the HTTP server and the event loop; gc = the collector's helper threads; fetch = the fetch client's socket thread; worker = Workers (the gateway's embedded database); jit = the compilers",
+    ...table(["row", "process", ...THREAD_ROLES, "total"], body, [1]),
+  ];
+}
+
 export function formatMemory(m: MemorySection | undefined): string[] {
   if (!m) return [];
   const out = ["memory"];
@@ -193,6 +212,7 @@ export function formatReport(report: BenchReport): string {
     formatPaths(report.paths, report.meta.connections),
     formatBodies(report.bodies),
     formatLongStreams(report.longStreams),
+    formatThreads(report.paths, report.longStreams),
     formatMemory(report.memory),
     formatCosts(report.costs ?? []),
     formatBudget(report.budget),

@@ -1,6 +1,6 @@
 import type { ChildGroup } from "./child-group.ts";
 import type { LoadResult } from "./load-result.ts";
-import { readProcessCpuMs } from "./read-process-cpu.ts";
+import { perRequestUs, readThreadSnapshot, threadCpuBetween, type ThreadCpu } from "./read-thread-cpu.ts";
 import { startPeakProbe } from "./read-process-memory.ts";
 import { runBuiltinLoad } from "./run-builtin-load.ts";
 import { runWrk } from "./run-wrk.ts";
@@ -21,6 +21,8 @@ export interface RunScenarioOptions {
 export interface PassResult extends LoadResult {
   /** Server CPU µs (utime + stime, all its threads) per completed request; undefined without procfs. */
   readonly cpuUsPerRequest: number | undefined;
+  /** The same split by what the server's threads do (they add up to `cpuUsPerRequest`); undefined without procfs. */
+  readonly threadUsPerRequest?: ThreadCpu | undefined;
   /** The server's highest RSS during the pass, bytes; undefined without procfs. */
   readonly peakRssBytes: number | undefined;
 }
@@ -42,7 +44,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   for (const pass of scenario.passes) {
     const connections = pass === "load" ? options.connections : 1;
     const durationSec = pass === "load" ? options.durationSec : options.latencySec;
-    const cpuBefore = readProcessCpuMs(options.serverPid);
+    const cpuBefore = readThreadSnapshot(options.serverPid);
     const peak = startPeakProbe(options.serverPid);
     // The same tool for both passes: Bun's fetch, as a client, adds about 0.08 ms to every exchange
     // on this machine, which wrk does not; that time is neither the target's nor the gateway's.
@@ -51,9 +53,11 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
         ? await runWrk(scenario, { connections, durationSec, scriptDir: options.scriptDir, group: options.group })
         : await runBuiltinLoad(scenario, { connections, durationSec });
     const peakRssBytes = peak.stop();
-    const cpuAfter = readProcessCpuMs(options.serverPid);
-    const cpuUsPerRequest = cpuBefore === undefined || cpuAfter === undefined || load.requests === 0 ? undefined : ((cpuAfter - cpuBefore) * 1000) / load.requests;
-    outcome[pass] = { ...load, cpuUsPerRequest, peakRssBytes };
+    const cpuAfter = readThreadSnapshot(options.serverPid);
+    const measured = cpuBefore !== undefined && cpuAfter !== undefined && load.requests > 0;
+    const cpuUsPerRequest = measured ? ((cpuAfter.totalMs - cpuBefore.totalMs) * 1000) / load.requests : undefined;
+    const threadUsPerRequest = measured ? perRequestUs(threadCpuBetween(cpuBefore, cpuAfter), load.requests) : undefined;
+    outcome[pass] = { ...load, cpuUsPerRequest, threadUsPerRequest, peakRssBytes };
   }
   return outcome;
 }

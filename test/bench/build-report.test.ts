@@ -142,6 +142,32 @@ describe("buildReport: the path rows", () => {
   });
 });
 
+describe("buildReport: CPU by thread", () => {
+  const split = (main: number, gc: number, fetch: number, worker: number) => ({ main, gc, fetch, worker, jit: 0, other: 0 });
+  const long = (target: BenchTarget, cpu: number, threads: PassResult["threadUsPerRequest"]) => ({
+    scenario: scenario("long-stream", `long-stream/messages/${target}`, target, "stream"),
+    rounds: [{ load: pass(cpu, 50, 100, { threadUsPerRequest: threads }) }],
+  });
+
+  test("each process of each row, its CPU per request split by role, beside its total", () => {
+    const measured = [
+      path("bare", "json", both(30, 4, 45, { threadUsPerRequest: split(25, 0, 5, 0) })),
+      path("gateway", "json", both(45, 5, 470, { threadUsPerRequest: split(30, 6, 4, 5) })),
+      long("bare", 1_000, split(600, 0, 400, 0)),
+      long("cross", 2_600, split(1_900, 500, 150, 50)),
+    ];
+    const text = formatReport(buildReport({ meta: meta("pglite"), measured, longStreamEvents: { "long-stream/messages/cross": 2_000 } }));
+    expect(text).toContain("by thread: each process's CPU µs per request split by what its threads do");
+    expect(text).toMatch(/row\s+process\s+main\s+gc\s+fetch\s+worker\s+jit\s+other\s+total/);
+    expect(text).toMatch(/same-format JSON · messages\s+gateway\s+30\s+6\s+4\s+5\s+0\s+0\s+45\n\s+bare\s+25\s+0\s+5\s+0\s+0\s+0\s+30/);
+    expect(text).toMatch(/long stream, in one burst · messages → chat\s+translated\s+1900\s+500\s+150\s+50\s+0\s+0\s+2600\n\s+bare\s+600\s+0\s+400/);
+  });
+
+  test("left out when no process was split (no procfs)", () => {
+    expect(formatReport(buildReport({ meta: meta("pglite"), measured: PATHS }))).not.toContain("by thread");
+  });
+});
+
 describe("buildReport: big conversations", () => {
   const body = (caseId: string, bytes: number, target: BenchTarget, outcome: ScenarioOutcome) => ({
     scenario: scenario("body", `body/${caseId}/${target}`, target, "json", "x".repeat(bytes), caseId),

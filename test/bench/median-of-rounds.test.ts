@@ -46,3 +46,21 @@ describe("medianOfRounds", () => {
     expect(medianOfRounds([{ load: pass(1, 1, 1, 1) }]).single).toBeUndefined();
   });
 });
+
+describe("medianOfRounds, the thread split", () => {
+  const split = (main: number, gc: number) => ({ main, gc, fetch: 0, worker: 0, jit: 0, other: 0 });
+
+  test("the split of the middle round by CPU, so its parts add up to the median CPU", () => {
+    const folded = foldPasses([
+      pass(1, 1, 70, 1, { threadUsPerRequest: split(60, 10) }),
+      pass(1, 1, 50, 1, { threadUsPerRequest: split(45, 5) }),
+      pass(1, 1, 60, 1, { threadUsPerRequest: split(40, 20) }),
+    ]);
+    expect(folded).toMatchObject({ cpuUsPerRequest: 60, threadUsPerRequest: split(40, 20) });
+  });
+
+  test("even rounds: the lower middle one; none measured: no split", () => {
+    expect(foldPasses([pass(1, 1, 10, 1, { threadUsPerRequest: split(8, 2) }), pass(1, 1, 30, 1, { threadUsPerRequest: split(20, 10) })])!.threadUsPerRequest).toEqual(split(8, 2));
+    expect(foldPasses([pass(1, 1, 10, 1)])!.threadUsPerRequest).toBeUndefined();
+  });
+});

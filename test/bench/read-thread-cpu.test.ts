@@ -1,0 +1,78 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { perRequestUs, readThreadSnapshot, THREAD_ROLES, threadCpuBetween, type ThreadRole, type ThreadSnapshot } from "../../src/bench/read-thread-cpu.ts";
+
+const snapshot = (totalMs: number, threads: ReadonlyArray<readonly [number, ThreadRole, number]>): ThreadSnapshot => ({
+  totalMs,
+  threads: new Map(threads.map(([tid, role, ms]) => [tid, { role, ms }])),
+});
+
+describe("threadCpuBetween", () => {
+  test("each thread's difference goes to its role; the roles add up to the process's CPU", () => {
+    const before = snapshot(1_000, [
+      [1, "main", 600],
+      [2, "gc", 100],
+      [3, "fetch", 50],
+    ]);
+    const after = snapshot(1_500, [
+      [1, "main", 900],
+      [2, "gc", 180],
+      [3, "fetch", 70],
+    ]);
+    expect(threadCpuBetween(before, after)).toEqual({ main: 300, gc: 80, fetch: 20, worker: 0, jit: 0, other: 100 });
+  });
+
+  test("a thread that started since counts all its time; one that ended leaves its time to `other`", () => {
+    const before = snapshot(1_000, [
+      [1, "main", 600],
+      [7, "jit", 300],
+    ]);
+    // The JIT thread ran 40 ms more, then ended; a Worker started and ran 25 ms.
+    const after = snapshot(1_165, [
+      [1, "main", 700],
+      [9, "worker", 25],
+    ]);
+    const cpu = threadCpuBetween(before, after);
+    expect(cpu).toEqual({ main: 100, gc: 0, fetch: 0, worker: 25, jit: 0, other: 40 });
+    expect(THREAD_ROLES.reduce((sum, role) => sum + cpu[role], 0)).toBe(165);
+  });
+
+  test("per request: µs from ms over the requests", () => {
+    expect(perRequestUs({ main: 300, gc: 80, fetch: 20, worker: 0, jit: 0, other: 100 }, 10_000)).toEqual({ main: 30, gc: 8, fetch: 2, worker: 0, jit: 0, other: 10 });
+  });
+});
+
+describe("readThreadSnapshot", () => {
+  test.skipIf(!existsSync("/proc/self/task"))("reads this process: the main thread, and a Worker's CPU under `worker`", async () => {
+    const before = readThreadSnapshot(process.pid)!;
+    expect([...before.threads.values()].filter((t) => t.role === "main")).toHaveLength(1);
+    // A Worker that spins for 300 ms of its own CPU (procfs counts in 10 ms ticks).
+    const worker = new Worker(URL.createObjectURL(new Blob(["const end = performance.now() + 300; while (performance.now() < end) {} postMessage('done');"], { type: "text/javascript" })));
+    await new Promise<void>((resolve) => worker.addEventListener("message", () => resolve(), { once: true }));
+    const after = readThreadSnapshot(process.pid)!;
+    worker.terminate();
+    const cpu = threadCpuBetween(before, after);
+    expect(cpu.worker).toBeGreaterThanOrEqual(200);
+    expect(after.totalMs - before.totalMs).toBeGreaterThanOrEqual(cpu.worker);
+  });
+
+  test.skipIf(!existsSync("/proc/self/task"))("names this process's threads by what they do: main, the fetch client, a Worker", async () => {
+    const server = Bun.serve({ port: 0, fetch: () => new Response("ok") });
+    const worker = new Worker(URL.createObjectURL(new Blob(["postMessage('up'); setInterval(() => {}, 1000);"], { type: "text/javascript" })));
+    try {
+      await new Promise<void>((resolve) => worker.addEventListener("message", () => resolve(), { once: true }));
+      expect(await (await fetch(`http://127.0.0.1:${server.port}/`)).text()).toBe("ok");
+      const roles = [...readThreadSnapshot(process.pid)!.threads.values()].map((t) => t.role);
+      expect(roles.filter((role) => role === "main")).toHaveLength(1);
+      expect(roles).toContain("fetch");
+      expect(roles).toContain("worker");
+    } finally {
+      worker.terminate();
+      server.stop(true);
+    }
+  });
+
+  test("undefined for a process that does not exist", () => {
+    expect(readThreadSnapshot(2 ** 22 + 12_345)).toBeUndefined();
+  });
+});
