@@ -59,7 +59,8 @@ const zero = (): Record<ThreadRole, number> => ({ main: 0, gc: 0, fetch: 0, work
  * Each role's CPU between two looks, ms. A thread seen in both counts its difference, one that
  * started since counts all its time; whatever the threads do not explain (a thread that ended
  * between the looks takes its time out of the listing, not out of the process) goes to `other`,
- * so the roles always add up to the process's own CPU over the interval.
+ * so the roles add up to the process's own CPU over the interval, within procfs's 10 ms ticks
+ * (each thread's time and the process's are rounded apart: `other` is never below 0).
  */
 export function threadCpuBetween(before: ThreadSnapshot, after: ThreadSnapshot): ThreadCpu {
   const cpu = zero();
@@ -69,7 +70,7 @@ export function threadCpuBetween(before: ThreadSnapshot, after: ThreadSnapshot):
     cpu[now.role] += spent;
     explained += spent;
   }
-  cpu.other += after.totalMs - before.totalMs - explained;
+  cpu.other += Math.max(0, after.totalMs - before.totalMs - explained);
   return cpu;
 }
 

@@ -37,6 +37,12 @@ describe("threadCpuBetween", () => {
     expect(THREAD_ROLES.reduce((sum, role) => sum + cpu[role], 0)).toBe(165);
   });
 
+  test("the process's time and its threads' are rounded apart: what they leave unexplained is never below 0", () => {
+    const before = snapshot(1_000, [[1, "main", 990]]);
+    const after = snapshot(1_100, [[1, "main", 1_100]]);
+    expect(threadCpuBetween(before, after)).toMatchObject({ main: 110, other: 0 });
+  });
+
   test("per request: µs from ms over the requests", () => {
     expect(perRequestUs({ main: 300, gc: 80, fetch: 20, worker: 0, jit: 0, other: 100 }, 10_000)).toEqual({ main: 30, gc: 8, fetch: 2, worker: 0, jit: 0, other: 10 });
   });
