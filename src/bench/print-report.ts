@@ -108,6 +108,9 @@ export function formatBodies(rows: readonly BodyRow[]): string[] {
   ];
 }
 
+/** How the long stream's events came, and its path: "in one burst · messages → chat". */
+const longStreamLabel = (r: LongStreamRow): string => `${r.kind === "long-stream" ? "in one burst" : `one every ${TRICKLED_STREAM_GAP_MS} ms`} · ${r.format} → ${r.upstreamApi}`;
+
 export function formatLongStreams(rows: readonly LongStreamRow[]): string[] {
   if (rows.length === 0) return [];
   const baseline = rows.some((r) => r.baseline !== undefined);
@@ -125,7 +128,7 @@ export function formatLongStreams(rows: readonly LongStreamRow[]): string[] {
     "verdict",
   ];
   const body = rows.map((r) => [
-    `${r.kind === "long-stream" ? "in one burst" : `one every ${TRICKLED_STREAM_GAP_MS} ms`} · ${r.format} → ${r.upstreamApi}`,
+    longStreamLabel(r),
     r.events === undefined ? "-" : String(r.events),
     us(r.bare?.cpuUsPerRequest),
     us(r.cross?.cpuUsPerRequest),
@@ -148,8 +151,7 @@ export function formatThreads(paths: readonly PathRow[], longStreams: readonly L
   const lines: Array<readonly [string, string, PassResult | undefined]> = [];
   for (const r of paths) lines.push([pathLabel(r), "gateway", r.gateway.load], ["", "bare", r.bare?.load]);
   for (const r of longStreams) {
-    const label = `long stream, ${r.kind === "long-stream" ? "in one burst" : `one every ${TRICKLED_STREAM_GAP_MS} ms`} · ${r.format} → ${r.upstreamApi}`;
-    lines.push([label, "translated", r.cross], ["", "same-format", r.gateway], ["", "bare", r.bare]);
+    lines.push([`long stream, ${longStreamLabel(r)}`, "translated", r.cross], ["", "same-format", r.gateway], ["", "bare", r.bare]);
   }
   const body = lines
     .filter(([, , p]) => p?.threadUsPerRequest !== undefined)

@@ -21,7 +21,7 @@ export interface RunScenarioOptions {
 export interface PassResult extends LoadResult {
   /** Server CPU µs (utime + stime, all its threads) per completed request; undefined without procfs. */
   readonly cpuUsPerRequest: number | undefined;
-  /** The same split by what the server's threads do (they add up to `cpuUsPerRequest`); undefined without procfs. */
+  /** The same split by what the server's threads do (they add up to `cpuUsPerRequest`, within procfs's 10 ms ticks); undefined without procfs. */
   readonly threadUsPerRequest?: ThreadCpu | undefined;
   /** The server's highest RSS during the pass, bytes; undefined without procfs. */
   readonly peakRssBytes: number | undefined;
