@@ -158,7 +158,7 @@ export function formatThreads(paths: readonly PathRow[], longStreams: readonly L
     .map(([label, process, p]) => [label, process, ...THREAD_ROLES.map((role) => us(p!.threadUsPerRequest![role])), us(p!.cpuUsPerRequest)]);
   if (body.length === 0) return [];
   return [
-    "by thread: each process's CPU µs per request split by what its threads do (loaded pass, the middle round): main = JavaScript, the HTTP server and the event loop; gc = the collector's helper threads; fetch = the fetch client's socket thread; worker = Workers (the gateway's embedded database); jit = the compilers",
+    "by thread: each process's CPU µs per request split by what its threads do (loaded pass, the middle round): main = JavaScript, the HTTP server and the event loop; gc = the collector's helper threads; fetch = the fetch client's socket thread; worker = Workers (the gateway's embedded database); jit = the compilers (JavaScript and WebAssembly)",
     ...table(["row", "process", ...THREAD_ROLES, "total"], body, [1]),
   ];
 }

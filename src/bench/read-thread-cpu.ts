@@ -13,13 +13,19 @@ export type ThreadRole = (typeof THREAD_ROLES)[number];
 /** CPU per role; a unit of the caller's (ms from procfs, µs per request in the report). */
 export type ThreadCpu = Readonly<Record<ThreadRole, number>>;
 
+/**
+ * JSC's WebAssembly compiler thread ("… Worklist Helper Thread", of which Linux keeps the last 15
+ * characters): it appears once wasm runs hot (the PGlite thread's database) and compiles it.
+ */
+const WASM_COMPILER = "t Helper Thread";
+
 /** The role of a thread from its name (`/proc/<pid>/task/<tid>/comm`, at most 15 characters). */
 function threadRole(comm: string, isMain: boolean): ThreadRole {
   if (isMain) return "main";
   if (comm.startsWith("HeapHelper")) return "gc";
   if (comm === "HTTP Client") return "fetch";
   if (comm === "Worker") return "worker";
-  if (comm === "JITWorker" || comm === "JSCWarmUp") return "jit";
+  if (comm === "JITWorker" || comm === "JSCWarmUp" || comm === WASM_COMPILER) return "jit";
   return "other";
 }
 
