@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { newClientLink, sendEachToClient, sendToClient, type ClientLink } from "../../src/upstream/sse/client-link.ts";
+import { newClientLink, sendToClient, type ClientLink } from "../../src/upstream/sse/client-link.ts";
 import { readNext, type ReadManyResult } from "../../src/upstream/sse/read-first-event.ts";
 
 /** A controller that records what is written and flushed; `wait` makes the write of that piece wait (backpressure). */
@@ -37,12 +37,13 @@ afterEach(() => {
   server = undefined;
 });
 
-describe("sendEachToClient", () => {
+describe("sendToClient, through a served stream", () => {
   test("the client gets every piece, in order, as the text it was (other scripts too), and the link says so", async () => {
     const pieces = ["event: a\ndata: {\"t\":\"é 漢字 🙂\"}\n\n", "", "data: plain\n\n", "x".repeat(70_000), "data: end\n\n"];
     const outcome: { sent?: boolean; link?: ClientLink } = {};
     server = serve(async (link, controller) => {
-      outcome.sent = await sendEachToClient(link, controller, pieces);
+      outcome.sent = true;
+      for (const piece of pieces) outcome.sent = outcome.sent && (await sendToClient(link, controller, piece));
       outcome.link = link;
       controller.close();
     });
@@ -56,8 +57,8 @@ describe("sendEachToClient", () => {
   test("nothing to send is no write and no failure", async () => {
     const outcome: { sent?: boolean } = {};
     server = serve(async (link, controller) => {
-      outcome.sent = await sendEachToClient(link, controller, []);
-      await sendEachToClient(link, controller, ["data: 1\n\n"]);
+      outcome.sent = await sendToClient(link, controller, "");
+      await sendToClient(link, controller, "data: 1\n\n");
       controller.close();
     });
     expect(await (await fetch(`http://127.0.0.1:${server.port}/`)).text()).toBe("data: 1\n\n");
@@ -73,7 +74,7 @@ describe("sendEachToClient", () => {
       // Bounded: far more than the socket buffers hold, so a write must find the client gone.
       while (sent && rounds < 2_000) {
         rounds++;
-        sent = await sendEachToClient(link, controller, [piece, piece]);
+        sent = await sendToClient(link, controller, piece);
       }
       resolve({ sent, link, rounds });
     });
@@ -90,25 +91,27 @@ describe("sendEachToClient", () => {
   });
 });
 
-describe("sendToClient without a wait", () => {
+describe("sendToClient and the write it makes", () => {
   test("writes the client takes at once are answered at once, not as a promise, and flushed once", () => {
     const { controller, written, flushes } = recorder();
     const link = newClientLink();
-    expect(sendEachToClient(link, controller, ["data: 1\n\n", "", "data: 2\n\n"])).toBe(true);
+    expect(sendToClient(link, controller, "data: 1\n\n")).toBe(true);
+    expect(sendToClient(link, controller, "")).toBe(true);
     expect(sendToClient(link, controller, Buffer.from("data: 3\n\n"))).toBe(true);
-    expect(written).toEqual(["data: 1\n\n", "data: 2\n\n", "data: 3\n\n"]);
+    expect(written).toEqual(["data: 1\n\n", "data: 3\n\n"]);
     expect(flushes()).toBe(2);
     expect(link.writing).toBe(false);
   });
 
-  test("a write that waits: the answer is a promise, the rest follows it in order, one flush at the end", async () => {
+  test("a write that waits: the answer is a promise, and the flush follows once the client has taken it", async () => {
     const { controller, written, flushes } = recorder((piece) => piece === "b");
     const link = newClientLink();
-    const sent = sendEachToClient(link, controller, ["a", "b", "c"]);
+    const sent = sendToClient(link, controller, "b");
     expect(sent).toBeInstanceOf(Promise);
     expect(link.writing).toBe(true);
+    expect(flushes()).toBe(0);
     expect(await sent).toBe(true);
-    expect(written).toEqual(["a", "b", "c"]);
+    expect(written).toEqual(["b"]);
     expect(flushes()).toBe(1);
     expect(link.writing).toBe(false);
   });
@@ -116,13 +119,14 @@ describe("sendToClient without a wait", () => {
   test("a write the client took nothing of: false at once, the link gone, nothing more written or flushed", async () => {
     const gone = recorder(undefined, () => 0);
     const link = newClientLink();
-    expect(sendEachToClient(link, gone.controller, ["a", "b"])).toBe(false);
+    expect(sendToClient(link, gone.controller, "a")).toBe(false);
     expect(gone.written).toEqual(["a"]);
     expect(gone.flushes()).toBe(0);
     expect(link.gone).toBe(true);
     const waited = recorder(() => true, () => 0);
     const other = newClientLink();
-    expect(await sendEachToClient(other, waited.controller, ["a", "b"])).toBe(false);
+    expect(await sendToClient(other, waited.controller, "a")).toBe(false);
+    expect(waited.flushes()).toBe(0);
     expect(other.gone).toBe(true);
   });
 });

@@ -19,31 +19,19 @@ export const newClientLink = (): ClientLink => ({ writing: false, gone: false, b
  * when one did, for the caller to await then alone: `await` on a plain value still waits a
  * microtask turn, which a stream would pay on every read when a model sends an event a read (the
  * same-format pipe in-process, an event a read: 0.3-2.7 µs an event less at each run's minimum, in
- * eleven alternating runs of eleven).
+ * eleven alternating runs of eleven). An empty chunk is not written: a write of nothing reads as a
+ * client gone.
  */
-export const sendToClient = (link: ClientLink, controller: ReadableStreamDirectController, chunk: Uint8Array | string): boolean | Promise<boolean> =>
-  writeFrom(link, controller, [chunk], 0, false);
+export function sendToClient(link: ClientLink, controller: ReadableStreamDirectController, chunk: Uint8Array | string): boolean | Promise<boolean> {
+  if (chunk.length === 0) return true;
+  link.writing = true;
+  const written = controller.write(chunk);
+  // Backpressure: the flush follows once the client has taken the chunk.
+  if (typeof written !== "number") return written.then((count) => taken(link, count) && flushed(link, controller));
+  return taken(link, written) && flushed(link, controller);
+}
 
-/**
- * `sendToClient` for several pieces, written one after the other and flushed once: no piece is
- * joined to another first. Empty pieces are passed over (a write of nothing reads as a client gone).
- */
-export const sendEachToClient = (link: ClientLink, controller: ReadableStreamDirectController, pieces: readonly (Uint8Array | string)[]): boolean | Promise<boolean> =>
-  writeFrom(link, controller, pieces, 0, false);
-
-/** Writes `pieces` from `from` on; `wrote`: an earlier piece went out, so the flush is owed. */
-function writeFrom(link: ClientLink, controller: ReadableStreamDirectController, pieces: readonly (Uint8Array | string)[], from: number, wrote: boolean): boolean | Promise<boolean> {
-  for (let i = from; i < pieces.length; i++) {
-    const piece = pieces[i]!;
-    if (piece.length === 0) continue;
-    link.writing = true;
-    const written = controller.write(piece);
-    // Backpressure: the rest goes once the client has taken this piece.
-    if (typeof written !== "number") return written.then((count) => (taken(link, count) ? writeFrom(link, controller, pieces, i + 1, true) : false));
-    if (!taken(link, written)) return false;
-    wrote = true;
-  }
-  if (!wrote) return true;
+function flushed(link: ClientLink, controller: ReadableStreamDirectController): true {
   controller.flush();
   if (link.beat) link.beat.sent++;
   return true;
