@@ -1,5 +1,6 @@
 import { fail } from "../../canonical/gateway-error.ts";
 import { classifyUpstreamError } from "../../wire/classify-upstream-error.ts";
+import { asBuffer } from "../as-buffer.ts";
 import { callFailure } from "../call-failure.ts";
 import { createCallGuard, type AbortCause } from "../create-call-guard.ts";
 import { readCappedBody, readErrorText } from "../read-capped-body.ts";
@@ -96,7 +97,7 @@ async function readBody(response: Response, request: ForwardRequest): Promise<Fo
     throw fail("UpstreamMalformed", "upstream sent a malformed response body");
   }
   const contentType = response.headers.get("content-type") ?? "application/json";
-  const body = request.upstreamModelId === request.tier ? bytes : rewriteModel(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), request.upstreamModelId, request.tier)[0];
+  const body = request.upstreamModelId === request.tier ? bytes : rewriteModel(asBuffer(bytes), request.upstreamModelId, request.tier)[0];
   return { body, contentType };
 }
 

@@ -6,6 +6,7 @@ import { streamTokens, type StreamTokens } from "../../canonical/stream-tokens.t
 import { collectStreamResponse, newStreamCollector, type StreamCollector } from "../../cache/collect-stream-response.ts";
 import type { Usage } from "../../canonical/usage.ts";
 import type { ClientFormat, EncodeContext } from "../../wire/client-format.ts";
+import { asBuffer } from "../as-buffer.ts";
 import { callFailure } from "../call-failure.ts";
 import { createCallGuard, type AbortCause } from "../create-call-guard.ts";
 import { classifyUpstreamError } from "../../wire/classify-upstream-error.ts";
@@ -93,7 +94,7 @@ async function readAnswer(response: Response, request: TranslatedRequest): Promi
   const bytes = await readCappedBody(response, request.limits.maxBodyBytes);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+    parsed = JSON.parse(asBuffer(bytes).toString("utf8"));
   } catch {
     throw fail("UpstreamMalformed", "upstream sent a malformed response body");
   }
