@@ -25,8 +25,8 @@ function maxOf(values: ReadonlyArray<number | undefined>): number | undefined {
 function middleSplit(results: readonly PassResult[]): PassResult["threadUsPerRequest"] {
   const measured = results.filter((r) => r.cpuUsPerRequest !== undefined && r.threadUsPerRequest !== undefined);
   if (measured.length === 0) return undefined;
-  const sorted = [...measured].sort((a, b) => a.cpuUsPerRequest! - b.cpuUsPerRequest!);
-  return sorted[Math.floor((sorted.length - 1) / 2)]!.threadUsPerRequest;
+  measured.sort((a, b) => a.cpuUsPerRequest! - b.cpuUsPerRequest!);
+  return measured[Math.floor((measured.length - 1) / 2)]!.threadUsPerRequest;
 }
 
 /**

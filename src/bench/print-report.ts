@@ -148,14 +148,17 @@ export function formatLongStreams(rows: readonly LongStreamRow[]): string[] {
 
 /** What each process's threads spent of its CPU per request: where the gateway's CPU beyond the bare proxy's goes. */
 export function formatThreads(paths: readonly PathRow[], longStreams: readonly LongStreamRow[]): string[] {
-  const lines: Array<readonly [string, string, PassResult | undefined]> = [];
-  for (const r of paths) lines.push([pathLabel(r), "gateway", r.gateway.load], ["", "bare", r.bare?.load]);
-  for (const r of longStreams) {
-    lines.push([`long stream, ${longStreamLabel(r)}`, "translated", r.cross], ["", "same-format", r.gateway], ["", "bare", r.bare]);
-  }
-  const body = lines
-    .filter(([, , p]) => p?.threadUsPerRequest !== undefined)
-    .map(([label, process, p]) => [label, process, ...THREAD_ROLES.map((role) => us(p!.threadUsPerRequest![role])), us(p!.cpuUsPerRequest)]);
+  type Group = { readonly label: string; readonly processes: ReadonlyArray<readonly [string, PassResult | undefined]> };
+  const groups: Group[] = [
+    ...paths.map((r) => ({ label: pathLabel(r), processes: [["gateway", r.gateway.load], ["bare", r.bare?.load]] as const })),
+    ...longStreams.map((r) => ({ label: `long stream, ${longStreamLabel(r)}`, processes: [["translated", r.cross], ["same-format", r.gateway], ["bare", r.bare]] as const })),
+  ];
+  // The row's label goes on its first process that was split, whichever that is.
+  const body = groups.flatMap(({ label, processes }) =>
+    processes
+      .filter(([, p]) => p?.threadUsPerRequest !== undefined)
+      .map(([process, p], i) => [i === 0 ? label : "", process, ...THREAD_ROLES.map((role) => us(p!.threadUsPerRequest![role])), us(p!.cpuUsPerRequest)]),
+  );
   if (body.length === 0) return [];
   return [
     "by thread: each process's CPU µs per request split by what its threads do (loaded pass, the middle round): main = JavaScript, the HTTP server and the event loop; gc = the collector's helper threads; fetch = the fetch client's socket thread; worker = Workers (the gateway's embedded database); jit = the compilers (JavaScript and WebAssembly)",

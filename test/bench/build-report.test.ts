@@ -163,6 +163,13 @@ describe("buildReport: CPU by thread", () => {
     expect(text).toMatch(/long stream, in one burst · messages → chat\s+translated\s+1900\s+500\s+150\s+50\s+0\s+0\s+2600\n\s+bare\s+600\s+0\s+400/);
   });
 
+  test("a row whose first process has no split keeps its label on the next one", () => {
+    const measured = [long("bare", 1_000, split(600, 0, 400, 0)), long("cross", 2_600, undefined)];
+    const text = formatReport(buildReport({ meta: meta("pglite"), measured, longStreamEvents: { "long-stream/messages/cross": 2_000 } }));
+    expect(text).toMatch(/long stream, in one burst · messages → chat\s+bare\s+600\s+0\s+400/);
+    expect(text).not.toMatch(/\n\s+translated\s/);
+  });
+
   test("left out when no process was split (no procfs)", () => {
     expect(formatReport(buildReport({ meta: meta("pglite"), measured: PATHS }))).not.toContain("by thread");
   });
