@@ -82,6 +82,12 @@ export interface BodyRow {
   readonly baseline: PassResult | undefined;
   /** Gateway p50 − direct p50, one connection, ms. */
   readonly addedP50Ms: number | undefined;
+  /**
+   * Bare proxy p50 − direct p50: what one more hop that only passes the body on adds, the floor
+   * under the gateway's (0.20-0.35 ms at 100 KB and 1.25-1.7 ms at 1 MB on a 2-core VM, beside
+   * targets of 0.25 and 1.2 ms).
+   */
+  readonly bareAddedP50Ms: number | undefined;
   readonly cpuBeyondBareUs: number | undefined;
   /** Gateway CPU per request per KB of body above the small request's, µs/KB; undefined on the small row. */
   readonly slopeUsPerKb: number | undefined;
@@ -249,6 +255,7 @@ function buildBodies(folded: ReadonlyMap<string, { scenario: Scenario; outcome: 
     const bare = single(c.id, "bare");
     const gateway = single(c.id, "gateway");
     const addedP50Ms = direct && gateway ? gateway.p50Ms - direct.p50Ms : undefined;
+    const bareAddedP50Ms = direct && bare ? bare.p50Ms - direct.p50Ms : undefined;
     const target = BODY_ADDED_P50_TARGETS_MS[c.id];
     const slopeUsPerKb = small && c.id !== small.id ? slopeBetween(small.id, c.id) : undefined;
     // The 1 MB text body: the slope beyond 100 KB against the slope up to it.
@@ -269,6 +276,7 @@ function buildBodies(folded: ReadonlyMap<string, { scenario: Scenario; outcome: 
       gateway,
       baseline: single(c.id, "baseline"),
       addedP50Ms,
+      bareAddedP50Ms,
       cpuBeyondBareUs: beyond(bare?.cpuUsPerRequest, gateway?.cpuUsPerRequest),
       slopeUsPerKb,
       addedP50: target === undefined ? undefined : verdict(`≤ ${target} ms`, addedP50Ms === undefined ? undefined : clean(direct, gateway) && addedP50Ms <= target),

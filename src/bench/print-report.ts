@@ -80,7 +80,7 @@ export function formatBodies(rows: readonly BodyRow[]): string[] {
   // The baseline checkout's columns only when it ran.
   const withBaseline = rows.some((r) => r.baseline);
   const header = [
-    "body (Messages, same-format, 1 connection)", "size", "direct p50", "gw p50", "added p50", "target", "gw µs/req", "bare µs/req", "gw beyond bare", "gw µs per KB",
+    "body (Messages, same-format, 1 connection)", "size", "direct p50", "gw p50", "added p50", "target", "bare added p50", "gw µs/req", "bare µs/req", "gw beyond bare", "gw µs per KB",
     ...(withBaseline ? ["baseline p50", "baseline µs/req"] : []),
     "errors", "p50", "slope",
   ];
@@ -91,6 +91,7 @@ export function formatBodies(rows: readonly BodyRow[]): string[] {
     ms(r.gateway?.p50Ms),
     signed(r.addedP50Ms, 2),
     r.addedP50?.target ?? "-",
+    signed(r.bareAddedP50Ms, 2),
     us(r.gateway?.cpuUsPerRequest),
     us(r.bare?.cpuUsPerRequest),
     signed(r.cpuBeyondBareUs, 0),
@@ -102,7 +103,7 @@ export function formatBodies(rows: readonly BodyRow[]): string[] {
   ]);
   const slope = rows.find((r) => r.slope)?.slope?.target;
   return [
-    "big conversations: added p50 = gateway − the direct call to the simulated upstream; µs per KB = gateway CPU per request above the small request's ÷ the extra KB",
+    "big conversations: added p50 = gateway − the direct call to the simulated upstream (bare added p50: the bare proxy's, a hop's floor); µs per KB = gateway CPU per request above the small request's ÷ the extra KB",
     ...table(header, body),
     ...(slope ? [`  CPU grows no faster than the body: ${slope}`] : []),
   ];

@@ -203,6 +203,18 @@ describe("buildReport: big conversations", () => {
     expect(report.bodies.map((b) => b.addedP50?.pass)).toEqual([undefined, true, true]);
   });
 
+  test("the bare proxy's added p50 beside the gateway's: the floor a hop puts under the target", () => {
+    const report = buildReport({ meta: meta("pglite"), measured: measured(2_100) });
+    expect(report.bodies.map((b) => [b.caseId, b.bareAddedP50Ms])).toEqual([
+      ["1k", expect.closeTo(0.05, 9)],
+      ["100k", expect.closeTo(0.1, 9)],
+      ["1m", expect.closeTo(0.5, 9)],
+    ]);
+    const text = formatReport(report);
+    expect(text).toMatch(/added p50\s+target\s+bare added p50\s+gw µs\/req/);
+    expect(text).toMatch(/Claude-Code-like, 1 MB\s+1001 KB\s+3\.00\s+4\.00\s+\+1\.00\s+≤ 1\.2 ms\s+\+0\.50\s+2100/);
+  });
+
   test("the slope: gateway µs per KB above the small request, and a verdict on growth no faster than the body", () => {
     // 200 µs over 100 KB = 2 µs/KB; 1,800 µs over the next 900 KB = 2 µs/KB: linear.
     const linear = buildReport({ meta: meta("pglite"), measured: measured(2_100) });
