@@ -15,7 +15,10 @@ const BUN_DEFAULT_FETCH_POOL = 256;
  * full one kept) a 100 KB body cost 749 against 848 µs of CPU and 1 MB 3333 against 3741 (same
  * rounds), the 2,000-event stream 1.64 against 1.78 µs an event beyond the bare proxy (two runs).
  * But after a burst of long streams the heap stayed large: the next pass of small requests peaked
- * at 167-187 MB against 129 MB here, and at 189 MB with 0.45. Set only where the environment does
+ * at 167-187 MB against 129 MB here, and at 189 MB with 0.45. Measured again on a later VM: the
+ * whole `bun run bench` on Postgres + Redis peaked at 148 MB at 0.4 against 143 MB here (target
+ * 150), for 100 KB bodies 15-21% cheaper and the rest within noise (`--baseline . --baseline-env
+ * BUN_JSC_minEdenToOldGenerationRatio=0.4`, 5 and 7 rounds). Set only where the environment does
  * not set it already.
  */
 const OLD_GENERATION_VARIABLE = "BUN_JSC_minEdenToOldGenerationRatio";
