@@ -84,8 +84,8 @@ export interface BodyRow {
   readonly addedP50Ms: number | undefined;
   /**
    * Bare proxy p50 − direct p50: what one more hop that only passes the body on adds, the floor
-   * under the gateway's (0.20-0.35 ms at 100 KB and 1.25-1.7 ms at 1 MB on a 2-core VM, beside
-   * targets of 0.25 and 1.2 ms).
+   * under the gateway's (0.20-0.39 ms at 100 KB and 0.8-1.7 ms at 1 MB over runs on one 2-core VM,
+   * beside targets of 0.25 and 1.2 ms).
    */
   readonly bareAddedP50Ms: number | undefined;
   readonly cpuBeyondBareUs: number | undefined;
