@@ -90,10 +90,14 @@ export function createPipelineServices(options: PipelineServicesOptions): Pipeli
     ? createRedisPinStore({ link: redis, prefix: `${prefix}pin:` })
     : createMemoryPinStore(config.routing.conversations.maxPins, Date.now);
   let routing: Routing | undefined;
+  /** Whether a routing already deletes the expired decisions (its timer outlives a reload). */
+  let cleaning = false;
   const routingFor = (next: Config): Routing => {
     if (routing?.config !== next) {
-      // One cleanup of expired decisions is enough for the database: the first routing runs it.
-      const cleanup = routing === undefined;
+      // One cleanup of expired decisions is enough for the database: the first routing that keeps
+      // them there (the `llm` classifier) runs it, also when a reload is what turned it on.
+      const cleanup = !cleaning && next.routing.classifier.kind === "llm";
+      cleaning ||= cleanup;
       // A reloaded config gets its own rules and pools; conversations keep their pins.
       const onChange = options.onBreakerChange;
       routing = createRouting({

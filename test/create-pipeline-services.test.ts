@@ -3,6 +3,8 @@ import { RedisClient } from "bun";
 import { loadConfig } from "../src/config/load-config.ts";
 import type { Config } from "../src/config/schema.ts";
 import { createPipelineServices, type PipelineServices } from "../src/create-pipeline-services.ts";
+import { lte } from "drizzle-orm";
+import { routingDecisions } from "../src/db/schema/decision-cache.ts";
 import type { ConversationPin } from "../src/routing/pin-store.ts";
 import { DATABASE_HOOK_TIMEOUT_MS, openTestDatabase, type TestDatabase } from "./helpers/test-database.ts";
 
@@ -41,5 +43,30 @@ describe("the composition root's pipeline services", () => {
     const reloaded = services.routingFor({ ...config });
     expect(reloaded).not.toBe(routing);
     expect(await reloaded.pins.get("conversation-1")).toEqual(pin);
+  });
+
+  test("a reload that turns on the llm classifier also starts the cleanup of expired decisions (a rules start had none to start)", async () => {
+    const rules: Config = { ...config, routing: { ...config.routing, classifier: { kind: "rules", llmDeadlineMs: 400 } } };
+    const llm: Config = {
+      ...rules,
+      routing: { ...rules.routing, classifier: { kind: "llm", llmDeadlineMs: 400 }, decisionCache: { ...rules.routing.decisionCache, cleanupIntervalMs: 10 } },
+    };
+    const reloaded = createPipelineServices({ config: rules, database: t.database });
+    try {
+      reloaded.routingFor(rules);
+      const { db } = t.database;
+      await db.insert(routingDecisions).values({ key: "expired-decision", taskClass: "coding", model: "sim-normal", effort: "medium", rule: null, expiresAt: new Date(Date.now() - 60_000) });
+      reloaded.routingFor(llm);
+      // The cleanup runs every 10 ms: the expired row goes within a few of its rounds.
+      const deadline = Date.now() + 5_000;
+      let left = 1;
+      while (left > 0 && Date.now() < deadline) {
+        await Bun.sleep(10);
+        left = (await db.select().from(routingDecisions).where(lte(routingDecisions.expiresAt, new Date()))).length;
+      }
+      expect(left).toBe(0);
+    } finally {
+      await reloaded.close();
+    }
   });
 });
