@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
+import { lte } from "drizzle-orm";
 import { loadConfig } from "../src/config/load-config.ts";
 import type { Config } from "../src/config/schema.ts";
 import { createPipelineServices, type PipelineServices } from "../src/create-pipeline-services.ts";
-import { lte } from "drizzle-orm";
 import { routingDecisions } from "../src/db/schema/decision-cache.ts";
 import type { ConversationPin } from "../src/routing/pin-store.ts";
 import { DATABASE_HOOK_TIMEOUT_MS, openTestDatabase, type TestDatabase } from "./helpers/test-database.ts";

@@ -361,12 +361,13 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
       await decision.lease.release();
       return Object.keys(decision.lease.headers).length + 1;
     };
+    const inProcess = limiter.backend === "memory";
     await time(rows, calls, {
       id: "limits",
       part: "limits",
       label: "limits · acquire (rpm, concurrency, month) + release",
-      targetP50Us: limiter.backend === "memory" ? TARGET_LIMITS_P50_US : undefined,
-      note: limiter.backend === "memory" ? "limiter memory" : `limiter redis; the ${TARGET_LIMITS_P50_US} µs p50 target is the in-process backend's`,
+      targetP50Us: inProcess ? TARGET_LIMITS_P50_US : undefined,
+      note: inProcess ? "limiter memory" : `limiter redis; the ${TARGET_LIMITS_P50_US} µs p50 target is the in-process backend's`,
       call: acquireAndRelease,
     });
     const inFlight = options.loadedInFlight ?? 1;
