@@ -9,9 +9,11 @@ import { createLimiter, type GatewayLimiter } from "./limits/create-limiter.ts";
 import { createRedisLink, type RedisLink, type RedisStateChange } from "./redis/create-redis-link.ts";
 import type { AskClass } from "./routing/classify-with-llm.ts";
 import { createMemoryPinStore } from "./routing/create-memory-pin-store.ts";
+import { createPostgresDecisionStore } from "./routing/create-postgres-decision-store.ts";
 import { createRedisPinStore } from "./routing/create-redis-pin-store.ts";
 import { createRouting, type Routing } from "./routing/create-routing.ts";
 import type { PinStore } from "./routing/pin-store.ts";
+import { startDecisionCleanup, type DecisionCleanup } from "./routing/start-decision-cleanup.ts";
 import type { BreakerState } from "./routing/circuit-breaker.ts";
 import type { RequestObserver } from "./canonical/request-record.ts";
 import { createUsageObserver } from "./usage/create-usage-observer.ts";
@@ -90,21 +92,24 @@ export function createPipelineServices(options: PipelineServicesOptions): Pipeli
     ? createRedisPinStore({ link: redis, prefix: `${prefix}pin:` })
     : createMemoryPinStore(config.routing.conversations.maxPins, Date.now);
   let routing: Routing | undefined;
-  /** Whether a routing already deletes the expired decisions (its timer outlives a reload). */
-  let cleaning = false;
+  // Expired routing decisions are deleted by the services, not by a routing: the table outlives
+  // both a reload and the process, so a gateway on the rules still deletes what an earlier run on
+  // the `llm` classifier left, and a reload's interval takes over from the one before.
+  const decisionStore = createPostgresDecisionStore(database);
+  let cleanup: DecisionCleanup = startDecisionCleanup(decisionStore, config.routing.decisionCache.cleanupIntervalMs);
   const routingFor = (next: Config): Routing => {
     if (routing?.config !== next) {
-      // One cleanup of expired decisions is enough for the database: the first routing that keeps
-      // them there (the `llm` classifier) runs it, also when a reload is what turned it on.
-      const cleanup = !cleaning && next.routing.classifier.kind === "llm";
-      cleaning ||= cleanup;
+      const { cleanupIntervalMs } = next.routing.decisionCache;
+      if (cleanup.intervalMs !== cleanupIntervalMs) {
+        void cleanup.stop();
+        cleanup = startDecisionCleanup(decisionStore, cleanupIntervalMs);
+      }
       // A reloaded config gets its own rules and pools; conversations keep their pins.
       const onChange = options.onBreakerChange;
       routing = createRouting({
         config: next,
         database,
         pins,
-        cleanup,
         ...(options.askClass ? { askClass: options.askClass } : {}),
         ...(onChange ? { onBreakerChange: (model: string, _from: BreakerState, to: BreakerState) => onChange(model, to) } : {}),
       });
@@ -126,6 +131,7 @@ export function createPipelineServices(options: PipelineServicesOptions): Pipeli
     pins,
     routingFor,
     async close() {
+      await cleanup.stop();
       await usageWriter.close(10_000);
       await routing?.close();
       await limiter.close();

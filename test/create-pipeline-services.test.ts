@@ -45,26 +45,46 @@ describe("the composition root's pipeline services", () => {
     expect(await reloaded.pins.get("conversation-1")).toEqual(pin);
   });
 
-  test("a reload that turns on the llm classifier also starts the cleanup of expired decisions (a rules start had none to start)", async () => {
-    const rules: Config = { ...config, routing: { ...config.routing, classifier: { kind: "rules", llmDeadlineMs: 400 } } };
-    const llm: Config = {
-      ...rules,
-      routing: { ...rules.routing, classifier: { kind: "llm", llmDeadlineMs: 400 }, decisionCache: { ...rules.routing.decisionCache, cleanupIntervalMs: 10 } },
-    };
-    const reloaded = createPipelineServices({ config: rules, database: t.database });
+  /** Waits until no decision row has expired (the cleanup runs every 10 ms); the rows still expired then. */
+  async function expiredLeft(): Promise<number> {
+    const { db } = t.database;
+    const deadline = Date.now() + 5_000;
+    let left = 1;
+    while (left > 0 && Date.now() < deadline) {
+      await Bun.sleep(10);
+      left = (await db.select().from(routingDecisions).where(lte(routingDecisions.expiresAt, new Date()))).length;
+    }
+    return left;
+  }
+
+  const plantExpired = (key: string) =>
+    t.database.db.insert(routingDecisions).values({ key, taskClass: "coding", model: "sim-normal", effort: "medium", rule: null, expiresAt: new Date(Date.now() - 60_000) });
+
+  const withDecisions = (base: Config, kind: "rules" | "llm", cleanupIntervalMs: number): Config => ({
+    ...base,
+    routing: { ...base.routing, classifier: { kind, llmDeadlineMs: 400 }, decisionCache: { ...base.routing.decisionCache, cleanupIntervalMs } },
+  });
+
+  test("a gateway on the rules deletes the expired decisions an earlier run on the llm classifier left", async () => {
+    await plantExpired("left-by-an-llm-run");
+    const rules = withDecisions(config, "rules", 10);
+    const onRules = createPipelineServices({ config: rules, database: t.database });
     try {
-      reloaded.routingFor(rules);
-      const { db } = t.database;
-      await db.insert(routingDecisions).values({ key: "expired-decision", taskClass: "coding", model: "sim-normal", effort: "medium", rule: null, expiresAt: new Date(Date.now() - 60_000) });
-      reloaded.routingFor(llm);
-      // The cleanup runs every 10 ms: the expired row goes within a few of its rounds.
-      const deadline = Date.now() + 5_000;
-      let left = 1;
-      while (left > 0 && Date.now() < deadline) {
-        await Bun.sleep(10);
-        left = (await db.select().from(routingDecisions).where(lte(routingDecisions.expiresAt, new Date()))).length;
-      }
-      expect(left).toBe(0);
+      onRules.routingFor(rules);
+      expect(await expiredLeft()).toBe(0);
+    } finally {
+      await onRules.close();
+    }
+  });
+
+  test("a reload's cleanup interval takes over from the one the gateway started with", async () => {
+    const started = withDecisions(config, "llm", 600_000);
+    const reloaded = createPipelineServices({ config: started, database: t.database });
+    try {
+      reloaded.routingFor(started);
+      await plantExpired("expired-before-the-reload");
+      reloaded.routingFor(withDecisions(config, "llm", 10));
+      expect(await expiredLeft()).toBe(0);
     } finally {
       await reloaded.close();
     }

@@ -336,7 +336,7 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
   const authenticator = await createKeyAuthenticator({ database, ttlMs: config.keyCacheTtlMs });
   const limiter = createLimiter({ config, redis: link, log: () => {} });
   // With the run's database, as the gateway's: the decision cache keeps its decisions there if the config says so.
-  const routing = createRouting({ config, database, cleanup: false, pins: createMemoryPinStore(config.routing.conversations.maxPins) });
+  const routing = createRouting({ config, database, pins: createMemoryPinStore(config.routing.conversations.maxPins) });
   const cache = createResponseCache({
     ttlMs: config.responseCache.ttlMs,
     decodeRaw: decodeRawAnswer,

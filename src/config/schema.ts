@@ -181,7 +181,7 @@ export const RoutingSchema = t.Object(
     rules: t.Optional(t.Array(RoutingRuleSchema)),
     /** Highest effort per tier, for classes and escalation alike. */
     maxEffort: t.Optional(tierEfforts),
-    /** Decisions by task text: in process, and with the `llm` classifier also in the database (`cleanupIntervalMs` deletes the expired rows there). */
+    /** Decisions by task text: in process, and with the `llm` classifier also in the database (every `cleanupIntervalMs`, whatever the classifier, each instance deletes the expired rows there). */
     decisionCache: t.Optional(
       t.Object(
         {

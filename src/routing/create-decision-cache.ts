@@ -30,10 +30,6 @@ export interface DecisionCache {
   get(key: string): Promise<Classification | null>;
   /** Into memory now; into the store in the background. */
   put(key: string, decision: Classification): void;
-  /** Deletes expired rows from the store. */
-  cleanup(): Promise<number>;
-  /** Runs `cleanup` every `intervalMs` until the returned function is called. */
-  startCleanup(intervalMs: number): () => void;
   /** Waits for background writes (tests, shutdown). */
   flush(): Promise<void>;
   readonly size: number;
@@ -82,7 +78,7 @@ export function createDecisionCache(options: DecisionCacheOptions): DecisionCach
     pending.add(tracked);
   }
 
-  const cache: DecisionCache = {
+  return {
     peek,
     async get(key) {
       const hit = peek(key);
@@ -103,16 +99,6 @@ export function createDecisionCache(options: DecisionCacheOptions): DecisionCach
       remember(key, decision, expiresAt);
       if (options.store) track(options.store.write(key, decision, new Date(expiresAt)));
     },
-    async cleanup() {
-      const cutoff = now();
-      for (const [key, entry] of entries) if (entry.expiresAt <= cutoff) entries.delete(key);
-      return options.store ? options.store.deleteExpired(new Date(cutoff)) : 0;
-    },
-    startCleanup(intervalMs) {
-      const timer = setInterval(() => void cache.cleanup().catch(onError), intervalMs);
-      timer.unref?.();
-      return () => clearInterval(timer);
-    },
     async flush() {
       while (pending.size > 0) await Promise.all(pending);
     },
@@ -120,5 +106,4 @@ export function createDecisionCache(options: DecisionCacheOptions): DecisionCach
       return entries.size;
     },
   };
-  return cache;
 }

@@ -35,8 +35,6 @@ export interface CreateRoutingOptions {
   readonly pins: PinStore;
   readonly askClass?: AskClass | undefined;
   readonly now?: () => number;
-  /** Start the periodic deletion of expired decisions (default true when the shared layer is used). */
-  readonly cleanup?: boolean;
   /** Told of every circuit-breaker state change (metrics). */
   readonly onBreakerChange?: BreakerOptions["onChange"];
 }
@@ -51,7 +49,6 @@ export function createRouting(options: CreateRoutingOptions): Routing {
   // request could go on) cost a new task's first request 0.7 ms at p50 on Postgres and on PGlite.
   const store = options.database && routing.classifier.kind === "llm" ? createPostgresDecisionStore(options.database) : undefined;
   const decisionCache = createDecisionCache({ ttlMs: routing.decisionCache.ttlMs, lruSize: routing.decisionCache.lruSize, store, now });
-  const stopCleanup = store && options.cleanup !== false ? decisionCache.startCleanup(routing.decisionCache.cleanupIntervalMs) : () => {};
   const { pins } = options;
   const pools = Object.fromEntries(Object.entries(config.tiers).map(([tier, t]) => [tier, [t.models, t.defaultEffort]]));
   return {
@@ -69,7 +66,6 @@ export function createRouting(options: CreateRoutingOptions): Routing {
     askClass: options.askClass,
     configFingerprint: hashKey([JSON.stringify([routing.rules, routing.classes, routing.maxEffort, pools])]).slice(0, 12),
     async close() {
-      stopCleanup();
       await decisionCache.flush();
       await pins.close();
     },

@@ -39,26 +39,6 @@ describe("decision cache LRU", () => {
     expect(cache.peek("a")).toBeNull();
   });
 
-  test("startCleanup runs the store's cleanup periodically until stopped", async () => {
-    let calls = 0;
-    let resolveSecond: () => void = () => {};
-    const second = new Promise<void>((resolve) => (resolveSecond = resolve));
-    const store = {
-      read: async () => null,
-      write: async () => {},
-      deleteExpired: async () => {
-        if (++calls === 2) resolveSecond();
-        return 0;
-      },
-    };
-    const stop = createDecisionCache({ ttlMs: DAY, lruSize: 1, store }).startCleanup(5);
-    await second;
-    stop();
-    const seen = calls;
-    await Bun.sleep(30); // nothing to await for "no more calls": a short quiet period
-    expect(calls).toBe(seen);
-  });
-
   test("a failing store neither throws nor loses the memory entry", async () => {
     const errors: unknown[] = [];
     const failing = {
@@ -115,15 +95,16 @@ describe(`decision cache over ${process.env.DATABASE_URL ? "Postgres" : "PGlite"
     expect(await later.get("k1")).toBeNull(); // expired rows are ignored
   });
 
-  test("cleanup deletes expired rows only", async () => {
+  test("deleting the expired decisions keeps the rest", async () => {
     let now = Date.parse("2026-02-01T00:00:00Z");
-    const cache = createDecisionCache({ ttlMs: 1_000, lruSize: 10, store: createPostgresDecisionStore(testDb.database), now: () => now });
+    const store = createPostgresDecisionStore(testDb.database);
+    const cache = createDecisionCache({ ttlMs: 1_000, lruSize: 10, store, now: () => now });
     cache.put("old", decision("A"));
     await cache.flush();
     now += 2_000;
     cache.put("new", decision("B"));
     await cache.flush();
-    const deleted = await cache.cleanup();
+    const deleted = await store.deleteExpired(new Date(now));
     expect(deleted).toBeGreaterThanOrEqual(1);
     const keys = await testDb.database.rows<{ key: string }>(sql`select key from routing_decisions where key in ('old', 'new') order by key`);
     expect(keys.map((r) => r.key)).toEqual(["new"]);
