@@ -58,3 +58,11 @@ export interface Verdict {
 }
 
 export const verdict = (target: string, pass: boolean | undefined): Verdict => ({ target, pass });
+
+/**
+ * The soak ("flat over a 10-minute soak"): its first minutes fill every keyed store up to its
+ * bound (each request is a new conversation), so the minute after them is what the last minute's
+ * median RSS is set against, and it may be at most this share above it.
+ */
+export const SOAK_FILL_MINUTES = 1;
+export const SOAK_RSS_GROWTH_ALLOWANCE = 0.1;

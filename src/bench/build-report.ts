@@ -17,6 +17,8 @@ import type { PgliteFloor } from "./measure-pglite-floor.ts";
 import { medianOfRounds } from "./median-of-rounds.ts";
 import type { PassResult, ScenarioOutcome } from "./run-scenario.ts";
 import type { OpenStreamsResult } from "./run-open-streams.ts";
+import type { SoakResult } from "./run-soak.ts";
+import { summarizeSoak, type SoakSummary } from "./summarize-soak.ts";
 import { BODY_CASES, type BenchFormat, type BenchMode, type BenchTarget, type Scenario, type ScenarioKind } from "./scenarios.ts";
 
 export interface BenchMeta {
@@ -158,6 +160,7 @@ export interface BenchReport {
   readonly memory: MemorySection | undefined;
   readonly costs: readonly CostRow[] | undefined;
   readonly budget: readonly BudgetRow[];
+  readonly soak: SoakSummary | undefined;
   readonly openStreams: readonly OpenStreamsResult[] | undefined;
   /** Verdicts met, and judged (a verdict that could not be judged counts in neither). */
   readonly summary: { readonly met: number; readonly judged: number };
@@ -171,6 +174,7 @@ export interface BenchInputs {
   readonly longStreamEvents?: Readonly<Record<string, number>> | undefined;
   readonly memory?: MemoryInputs | undefined;
   readonly costs?: readonly CostRow[] | undefined;
+  readonly soak?: SoakResult | undefined;
   readonly openStreams?: readonly OpenStreamsResult[] | undefined;
 }
 
@@ -395,6 +399,7 @@ function summarise(report: Omit<BenchReport, "summary">): BenchReport["summary"]
     ...report.longStreams.map((l) => l.verdict),
     // The RSS limit is judged on each path row; the first start once.
     ...(report.memory ? [report.memory.firstStart] : []),
+    ...(report.soak ? [report.soak.flat] : []),
   ];
   const judged = verdicts.filter((v) => v.pass !== undefined);
   return { met: judged.filter((v) => v.pass === true).length, judged: judged.length };
@@ -416,6 +421,7 @@ export function buildReport(inputs: BenchInputs): BenchReport {
     memory: buildMemory(inputs.meta, inputs.memory, paths, rssLimit),
     costs: inputs.costs,
     budget: buildBudget(paths, inputs.costs),
+    soak: inputs.soak ? summarizeSoak(inputs.soak) : undefined,
     openStreams: inputs.openStreams,
   };
   return { ...report, summary: summarise(report) };

@@ -10,9 +10,10 @@ export type ToolChoice = (typeof TOOL_NAMES)[number];
  * The parts of a run, in the order they run. `paths`: the issue's four rows (same-format and
  * translated, JSON and stream) against the bare proxy; `bodies`: big conversations; `long-stream`:
  * a 2,000-event answer; `memory`: the PGlite floor and the first start's peak; `costs`: the
- * gateway's parts timed in-process; `open-streams`: thousands of slow streams held at once.
+ * gateway's parts timed in-process; `soak`: minutes of new conversations, the gateway's memory
+ * read every second; `open-streams`: thousands of slow streams held at once.
  */
-const SECTION_NAMES = ["paths", "bodies", "long-stream", "memory", "costs", "open-streams"] as const;
+const SECTION_NAMES = ["paths", "bodies", "long-stream", "memory", "costs", "soak", "open-streams"] as const;
 export type BenchSection = (typeof SECTION_NAMES)[number];
 
 export interface BenchArgs {
@@ -50,6 +51,8 @@ export interface BenchArgs {
   readonly cpuProfDir: string | undefined;
   /** Slow streams the open-streams row holds on the gateway at once. */
   readonly streams: number;
+  /** Minutes of the soak. */
+  readonly soakMinutes: number;
   readonly help: boolean;
 }
 
@@ -59,13 +62,14 @@ export const PROFILES = {
   full: { durationSec: 5, latencySec: 2, rounds: 3, warmupRequests: 300, formats: FORMAT_NAMES as readonly BenchFormat[] },
 } as const;
 
-const QUICK_SECTIONS: readonly BenchSection[] = SECTION_NAMES.filter((s) => s !== "open-streams");
+/** The quick form leaves out the two that take minutes of their own. */
+const QUICK_SECTIONS: readonly BenchSection[] = SECTION_NAMES.filter((s) => s !== "soak" && s !== "open-streams");
 
 export const USAGE = `usage: bun run bench [options]
   (no flags)              the quick form, under 3 minutes on 2 cores: Messages clients, same-format and translated,
                           JSON and stream; big conversations; a 2,000-event stream; memory; the cost section
-  --full                  the long form (10+ minutes): every format, 5 s + 2 s passes, and the open-streams row
-  --sections <list>       ${SECTION_NAMES.join(",")} (default all but open-streams; --full: all)
+  --full                  the long form (over 20 minutes): every format, 5 s + 2 s passes, the soak and the open-streams row
+  --sections <list>       ${SECTION_NAMES.join(",")} (default all but soak and open-streams; --full: all)
   --database-url <url>    the production profile: the gateway on this Postgres server (a database of the run's own,
                           created and dropped, so the role needs CREATEDB) instead of a temp PGlite
   --redis-url <url>       … and on this Redis (limits, response cache L2, pins) instead of in-process fallbacks
@@ -85,7 +89,8 @@ export const USAGE = `usage: bun run bench [options]
   --baseline-env <K=V>    set K=V in the baseline gateway's environment only (repeatable): with --baseline . the same
                           code under two settings, e.g. --baseline-env MIMALLOC_PURGE_DELAY=100
   --cpu-prof <dir>        profile the gateway (bun --cpu-prof); the .cpuprofile lands in <dir> when it stops
-  --streams <n>           slow streams the open-streams row holds at once (default 10000)`;
+  --streams <n>           slow streams the open-streams row holds at once (default 10000)
+  --soak-minutes <m>      length of the soak: new conversations on the gateway, its RSS read every second (default 10)`;
 
 /** A bad command line; the CLI prints the message and the usage. */
 export class BenchArgsError extends Error {
@@ -168,6 +173,7 @@ const OPTIONS = {
   "baseline-env": { type: "string", multiple: true },
   "cpu-prof": { type: "string" },
   streams: { type: "string", default: "10000" },
+  "soak-minutes": { type: "string", default: "10" },
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
@@ -207,6 +213,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     baselineEnv: environment(values["baseline-env"], baselineDir !== undefined),
     cpuProfDir: values["cpu-prof"] === undefined ? undefined : resolve(values["cpu-prof"]),
     streams: positive("streams", values.streams, true),
+    soakMinutes: positive("soak-minutes", values["soak-minutes"], true),
     help: values.help,
   };
 }

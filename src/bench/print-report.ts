@@ -6,6 +6,7 @@ import { mb, ms } from "./format-units.ts";
 import { THREAD_ROLES } from "./read-thread-cpu.ts";
 import type { PassResult } from "./run-scenario.ts";
 import { TRICKLED_STREAM_GAP_MS } from "./scenarios.ts";
+import type { SoakSummary } from "./summarize-soak.ts";
 
 const us = (value: number | undefined, digits = 0): string => (value === undefined || Number.isNaN(value) ? "-" : value.toFixed(digits));
 const signed = (value: number | undefined, digits: number): string => (value === undefined ? "-" : `${value >= 0 ? "+" : ""}${value.toFixed(digits)}`);
@@ -212,6 +213,20 @@ export function formatBudget(rows: readonly BudgetRow[]): string[] {
   return ["budget: each path row's CPU beyond the bare proxy against the parts it goes through once; the rest is HTTP, fetch, glue and GC", ...table(header, body, [4])];
 }
 
+/** The soak minute by minute, and whether the gateway's memory stayed flat. */
+export function formatSoak(soak: SoakSummary | undefined): string[] {
+  if (!soak) return [];
+  const body = soak.rows.map((r) => [String(r.minute), String(r.requests), String(r.errors), us(r.cpuUsPerRequest), mb(r.rssMedianBytes), mb(r.rssMaxBytes)]);
+  const growth = soak.growth === undefined ? "-" : `${signed(soak.growth * 100, 1)} %`;
+  const out = [
+    `soak: ${soak.minutes} minutes of the path rows' four requests in turn (${soak.passSec} s a pass, ${soak.connections} connections), each request a new conversation; the gateway's RSS read every second`,
+    ...table(["minute", "requests", "errors", "gw µs/req", "RSS median", "RSS max"], body),
+    `  RSS: ${mb(soak.settledRssBytes)} in the minute after the fill, ${mb(soak.endRssBytes)} in the last (${growth}), peak ${mb(soak.peakRssBytes)} · flat: ${soak.flat.target} ${mark(soak.flat)}`,
+  ];
+  if (soak.firstError) out.push(`  ! first error: ${soak.firstError}`);
+  return out;
+}
+
 /** The human report: one section per part of the run, then how many targets were met. */
 export function formatReport(report: BenchReport): string {
   const sections = [
@@ -222,6 +237,7 @@ export function formatReport(report: BenchReport): string {
     formatMemory(report.memory),
     formatCosts(report.costs ?? []),
     formatBudget(report.budget),
+    formatSoak(report.soak),
     ...(report.openStreams ?? []).map(formatOpenStreams),
   ].filter((lines) => lines.length > 0);
   const { met, judged } = report.summary;

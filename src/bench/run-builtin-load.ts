@@ -50,6 +50,10 @@ async function timeOne(scenario: Scenario, init: RequestInit): Promise<{ totalMs
  */
 export async function runBuiltinLoad(scenario: Scenario, options: BuiltinLoadOptions): Promise<LoadResult> {
   const init: RequestInit = { method: "POST", headers: scenario.headers, body: scenario.body };
+  // A varying scenario: each request its own body, the marker replaced by this run's own text and the request's number.
+  const marker = scenario.varyMarker;
+  const [before, tail] = marker !== undefined && scenario.body.includes(marker) ? scenario.body.split(marker, 2) : [undefined, undefined];
+  const head = before === undefined ? undefined : `${before}${crypto.randomUUID().slice(0, 8)}-`;
   const latencies = createSamples(1 << 16);
   const ttfbs = createSamples(1 << 16);
   let errors = 0;
@@ -63,7 +67,7 @@ export async function runBuiltinLoad(scenario: Scenario, options: BuiltinLoadOpt
     while (started < limit && performance.now() < deadline) {
       started++;
       try {
-        const { totalMs, ttfbMs, status } = await timeOne(scenario, init);
+        const { totalMs, ttfbMs, status } = await timeOne(scenario, head === undefined ? init : { ...init, body: `${head}${started}${tail}` });
         latencies.push(totalMs);
         ttfbs.push(ttfbMs);
         if (status < 200 || status >= 300) {

@@ -20,7 +20,8 @@ export async function runWrk(
   options: { connections: number; durationSec: number; scriptDir: string; group: ChildGroup },
 ): Promise<LoadResult> {
   const script = join(options.scriptDir, `${scenario.id.replaceAll("/", "-")}.lua`);
-  writeFileSync(script, buildWrkScript(scenario));
+  // A varying scenario's bodies start with this run's own text: the next run's are new ones too.
+  writeFileSync(script, buildWrkScript(scenario, scenario.varyMarker === undefined ? "" : `${crypto.randomUUID().slice(0, 8)}-`));
   const threads = Math.min(2, options.connections);
   const child = options.group.spawn(
     `wrk ${scenario.id}`,

@@ -27,9 +27,10 @@ export type BenchTarget = (typeof TARGET_NAMES)[number];
 /**
  * `path`: the issue's rows (a ~1 KB request, a 20-event answer); `body`: big conversations, timed
  * one request at a time; `long-stream`: a 2,000-event answer in one burst; `trickled-stream`: a
- * 200-event answer an event a millisecond, as a model streams.
+ * 200-event answer an event a millisecond, as a model streams; `soak`: the path rows' requests,
+ * each a new conversation, for minutes on end.
  */
-export type ScenarioKind = "path" | "body" | "long-stream" | "trickled-stream";
+export type ScenarioKind = "path" | "body" | "long-stream" | "trickled-stream" | "soak";
 /** `load`: `--connections` at once, for CPU per request and p99 under load; `single`: one connection. */
 export type Pass = "load" | "single";
 
@@ -48,6 +49,11 @@ export interface Scenario {
   readonly passes: readonly Pass[];
   /** Unmeasured requests first; fewer for the heavy scenarios, whose requests take milliseconds. */
   readonly warmupRequests: number;
+  /**
+   * Text of the body (once in it) that each request replaces with a number of its own, so every
+   * request is a new task and a new conversation: a new routing decision, pin and cache entry.
+   */
+  readonly varyMarker?: string | undefined;
 }
 
 /** Where each target listens, and the key for the gateway. */
@@ -300,6 +306,29 @@ export function buildLongStreamScenarios(
           endpoints,
           body,
         ),
+      );
+    }
+  }
+  return scenarios;
+}
+
+/** What each soak request replaces with its own number. */
+const SOAK_MARKER = "#soak-conversation#";
+const SOAK_ASK: Ask = { text: `Conversation ${SOAK_MARKER}. ${USER_MESSAGE}`, maxTokens: MAX_TOKENS };
+
+/**
+ * The soak's requests: the path rows' four (Messages, same-format and translated, JSON and
+ * stream), each request a conversation never seen before, as a gateway serving many agents gets
+ * them: every keyed store (routing decisions, pins, the response cache) takes a new entry each
+ * request, so their bounds are what holds the memory flat.
+ */
+export function buildSoakScenarios(endpoints: TargetEndpoints): Scenario[] {
+  const scenarios: Scenario[] = [];
+  for (const mode of MODE_NAMES) {
+    for (const target of ["gateway", "cross"] as const) {
+      const body = FORMATS.messages.body(TARGETS[target].model("messages"), mode === "stream", SOAK_ASK);
+      scenarios.push(
+        scenario({ id: `soak/messages/${mode}/${target}`, kind: "soak", bodyCase: "", format: "messages", mode, target, passes: ["load"], warmupRequests: 0, varyMarker: SOAK_MARKER }, endpoints, body),
       );
     }
   }

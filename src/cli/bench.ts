@@ -14,8 +14,9 @@ import { BenchArgsError, parseBenchArgs, USAGE, type BenchArgs } from "../bench/
 import { formatMeta, printReport } from "../bench/print-report.ts";
 import { runOpenStreams, type OpenStreamsResult } from "../bench/run-open-streams.ts";
 import { runScenario, type ScenarioOutcome } from "../bench/run-scenario.ts";
+import { runSoak, type SoakResult } from "../bench/run-soak.ts";
 import { hasWrk } from "../bench/run-wrk.ts";
-import { buildBodyScenarios, buildLongStreamScenarios, buildScenarios, type BenchTarget, type Scenario } from "../bench/scenarios.ts";
+import { buildBodyScenarios, buildLongStreamScenarios, buildScenarios, buildSoakScenarios, type BenchTarget, type Scenario } from "../bench/scenarios.ts";
 import { startProcesses, type BenchProcesses } from "../bench/start-processes.ts";
 import { openDatabase } from "../db/client.ts";
 import { answerInfoFlags } from "../ops/answer-info-flags.ts";
@@ -166,6 +167,7 @@ async function bench(args: BenchArgs): Promise<void> {
     const longStreamEvents: Record<string, number> = {};
     let memory: MemoryInputs | undefined;
     let openStreams: OpenStreamsResult[] | undefined;
+    let soak: SoakResult | undefined;
     let costsDataDir = join(dir, "costs-data");
     if (needsServers) {
       say(`starting sim, bare proxy${args.baselineDir ? `, gateway and the baseline gateway from ${args.baselineDir}` : " and gateway"}…`);
@@ -182,6 +184,19 @@ async function bench(args: BenchArgs): Promise<void> {
       for (const scenario of scenarios.filter((s) => (s.kind === "long-stream" || s.kind === "trickled-stream") && s.target !== "bare")) longStreamEvents[scenario.id] = await countStreamEvents(scenario);
       const rounds = await runRounds(args, tool, scriptDir, group, processes, scenarios);
       measured = scenarios.map((scenario, i) => ({ scenario, rounds: rounds[i]! }));
+      if (has("soak")) {
+        say(`soak: ${args.soakMinutes} minutes of new conversations on the gateway…`);
+        soak = await runSoak({
+          scenarios: buildSoakScenarios(processes.endpoints),
+          minutes: args.soakMinutes,
+          connections: args.connections,
+          tool,
+          scriptDir,
+          group,
+          gatewayPid: processes.pids.gateway,
+          onMinute: (minute) => say(`soak: minute ${minute}/${args.soakMinutes}`),
+        });
+      }
       if (has("open-streams")) openStreams = await holdOpenStreams(args, group, processes);
       // The gateway stops first: its profile is written on exit, and PGlite's files are free for the floor and the costs.
       await group.stop(processes.gateway.child);
@@ -197,7 +212,7 @@ async function bench(args: BenchArgs): Promise<void> {
     const costs = has("costs") ? await measureCosts(args, databaseUrl, costsDataDir) : undefined;
     const cpuAfter = takeCpuSnapshot();
     const others = cpuBefore && cpuAfter ? otherCpuShare(cpuBefore, cpuAfter, meta.nproc) : undefined;
-    const report = buildReport({ meta: { ...meta, otherCpuShare: others, elapsedSec: (performance.now() - started) / 1000 }, measured, longStreamEvents, memory, costs, openStreams });
+    const report = buildReport({ meta: { ...meta, otherCpuShare: others, elapsedSec: (performance.now() - started) / 1000 }, measured, longStreamEvents, memory, costs, soak, openStreams });
     emit(report, args);
   } finally {
     process.off("SIGINT", onSignal);

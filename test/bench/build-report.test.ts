@@ -4,6 +4,7 @@ import type { CostRow } from "../../src/bench/measure-module-costs.ts";
 import type { PgliteFloor } from "../../src/bench/measure-pglite-floor.ts";
 import { formatReport } from "../../src/bench/print-report.ts";
 import type { PassResult, ScenarioOutcome } from "../../src/bench/run-scenario.ts";
+import type { SoakResult } from "../../src/bench/run-soak.ts";
 import type { BenchMode, BenchTarget, Scenario, ScenarioKind } from "../../src/bench/scenarios.ts";
 
 const MB = 1024 * 1024;
@@ -318,5 +319,41 @@ describe("buildReport: memory and the budget", () => {
     // 4 rows × (CPU, p99, RSS) = 12, plus the first start; met: CPU 3, p99 3, RSS 3, first start 1.
     expect(report.summary).toEqual({ met: 10, judged: 13 });
     expect(formatReport(report)).toContain("targets met: 10 of 13 judged");
+  });
+});
+
+describe("buildReport: the soak", () => {
+  /** Three minutes, four passes a minute; the RSS steps from `first` to `after` MB after the first minute. */
+  const soak = (first: number, after: number): SoakResult => ({
+    minutes: 3,
+    passSec: 15,
+    connections: 32,
+    passes: Array.from({ length: 12 }, (_, i) => ({ scenarioId: `soak/messages/json/gateway`, startSec: i * 15, requests: 30_000, errors: 0, cpuMs: 6_000 })),
+    samples: Array.from({ length: 181 }, (_, sec) => ({ atSec: sec, rssBytes: (sec < 60 ? first : sec < 120 ? after : after * 1.05) * MB })),
+  });
+
+  test("minute by minute in the report, its flatness counted among the verdicts", () => {
+    const report = buildReport({ meta: meta("postgres"), measured: PATHS, soak: soak(200, 300) });
+    expect(report.soak).toMatchObject({ requests: 360_000, settledRssBytes: 300 * MB, endRssBytes: 315 * MB, flat: { pass: true } });
+    // 4 rows × (CPU, p99, RSS) = 12, and the soak.
+    expect(report.summary.judged).toBe(13);
+    const text = formatReport(report);
+    expect(text).toContain("soak: 3 minutes of the path rows' four requests in turn (15 s a pass, 32 connections), each request a new conversation");
+    expect(text).toMatch(/\n {2}1 +120000 +0 +200 +200 MB +200 MB\n/);
+    expect(text).toContain("RSS: 300 MB in the minute after the fill, 315 MB in the last (+5.0 %), peak 315 MB · flat: last minute ≤ minute 2 + 10 % PASS");
+  });
+
+  test("a soak that grew past the allowance is a miss", () => {
+    const grown = soak(200, 300);
+    const report = buildReport({ meta: meta("postgres"), measured: [], soak: { ...grown, samples: grown.samples.map((s) => (s.atSec >= 120 ? { ...s, rssBytes: 340 * MB } : s)) } });
+    expect(report.soak?.flat.pass).toBe(false);
+    expect(report.summary).toEqual({ met: 0, judged: 1 });
+    expect(formatReport(report)).toContain("(+13.3 %), peak 340 MB · flat: last minute ≤ minute 2 + 10 % MISS");
+  });
+
+  test("left out of the report when it did not run", () => {
+    const report = buildReport({ meta: meta("postgres"), measured: PATHS });
+    expect(report.soak).toBeUndefined();
+    expect(formatReport(report)).not.toContain("soak:");
   });
 });

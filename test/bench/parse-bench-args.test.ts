@@ -6,7 +6,7 @@ import { BenchArgsError, parseBenchArgs } from "../../src/bench/parse-bench-args
 const CHECKOUT = join(import.meta.dir, "..", "..");
 
 describe("parseBenchArgs", () => {
-  test("no flags: the quick form — Messages clients, short passes, every section but the open-streams row, PGlite and no Redis", () => {
+  test("no flags: the quick form — Messages clients, short passes, every section but the soak and the open-streams row, PGlite and no Redis", () => {
     expect(parseBenchArgs([])).toMatchObject({
       full: false,
       durationSec: 2,
@@ -25,7 +25,7 @@ describe("parseBenchArgs", () => {
     });
   });
 
-  test("--full: every format, longer passes, the extra targets and the open-streams row", () => {
+  test("--full: every format, longer passes, the extra targets, the ten-minute soak and the open-streams row", () => {
     expect(parseBenchArgs(["--full"])).toMatchObject({
       full: true,
       durationSec: 5,
@@ -33,8 +33,9 @@ describe("parseBenchArgs", () => {
       warmupRequests: 300,
       formats: ["messages", "chat", "responses"],
       targets: ["direct", "bare", "gateway", "cross", "cached"],
-      sections: ["paths", "bodies", "long-stream", "memory", "costs", "open-streams"],
+      sections: ["paths", "bodies", "long-stream", "memory", "costs", "soak", "open-streams"],
       streams: 10_000,
+      soakMinutes: 10,
     });
   });
 
@@ -49,6 +50,7 @@ describe("parseBenchArgs", () => {
     [["--targets", "gateway,bare"], { targets: ["bare", "gateway"] }],
     [["--sections", "costs,paths"], { sections: ["paths", "costs"] }],
     [["--sections", "open-streams", "--streams", "400"], { sections: ["open-streams"], streams: 400 }],
+    [["--sections", "soak", "--soak-minutes", "3"], { sections: ["soak"], soakMinutes: 3 }],
     [["--cpu-prof", "/tmp/prof"], { cpuProfDir: "/tmp/prof" }],
     [["--tool", "builtin"], { tool: "builtin" }],
     [["--out", "/tmp/x.json"], { json: true, out: "/tmp/x.json" }],
@@ -70,6 +72,8 @@ describe("parseBenchArgs", () => {
     [["--sections", ","], /--sections: empty list/],
     [["--tool", "ab"], /--tool/],
     [["--streams", "-1"], /--streams/],
+    [["--soak-minutes", "0"], /--soak-minutes: expected a positive integer/],
+    [["--soak-minutes", "1.5"], /--soak-minutes: expected a positive integer/],
     [["--database-url", "mysql://h/db"], /--database-url: expected a postgres:\/\//],
     [["--redis-url", "127.0.0.1:6379"], /--redis-url: expected a redis:\/\//],
     [["--nope"], /nope/],

@@ -1,10 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { buildBenchConfig, CROSS_TIERS } from "../../src/bench/build-bench-config.ts";
+import { buildBenchConfig, CROSS_TIERS, SAME_FORMAT_TIER } from "../../src/bench/build-bench-config.ts";
 import {
   BODY_CASES,
   buildBodyScenarios,
   buildLongStreamScenarios,
   buildScenarios,
+  buildSoakScenarios,
   LONG_STREAM_WORDS,
   TRICKLED_STREAM_GAP_MS,
   type Scenario,
@@ -223,5 +224,24 @@ describe("buildLongStreamScenarios", () => {
     expect(baseline!.url.startsWith("http://old/")).toBe(true);
     expect(baseline!.headers["x-api-key"]).toBe("rl_old");
     expect(JSON.parse(baseline!.body)).toEqual(JSON.parse(cross!.body));
+  });
+});
+
+describe("buildSoakScenarios", () => {
+  const soak = buildSoakScenarios(endpoints);
+
+  test("the path rows' four gateway requests, Messages, each a new conversation once its marker is replaced", () => {
+    expect(soak.map((s) => s.id)).toEqual(["soak/messages/json/gateway", "soak/messages/json/cross", "soak/messages/stream/gateway", "soak/messages/stream/cross"]);
+    for (const s of soak) {
+      expect(s).toMatchObject({ kind: "soak", url: "http://gw/v1/messages", passes: ["load"] });
+      // The cache is skipped, the answer still stored: a new entry each request.
+      expect(s.headers).toMatchObject({ "x-api-key": "rl_test", "cache-control": "no-cache" });
+      const marker = s.varyMarker!;
+      expect(s.body.split(marker)).toHaveLength(2);
+      const sent = JSON.parse(s.body.replace(marker, "ab12cd34-1-7")) as { model: string; stream?: boolean; messages: Array<{ content: string }> };
+      expect(sent.messages[0]!.content).toStartWith("Conversation ab12cd34-1-7. ");
+      expect(sent.model).toBe(s.target === "cross" ? CROSS_TIERS.messages.tier : SAME_FORMAT_TIER);
+      expect(sent.stream === true).toBe(s.mode === "stream");
+    }
   });
 });
