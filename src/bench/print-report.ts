@@ -219,7 +219,7 @@ export function formatSoak(soak: SoakSummary | undefined): string[] {
   const body = soak.rows.map((r) => [String(r.minute), String(r.requests), String(r.errors), us(r.cpuUsPerRequest), mb(r.rssMedianBytes), mb(r.rssMaxBytes)]);
   const growth = soak.growth === undefined ? "-" : `${signed(soak.growth * 100, 1)} %`;
   const out = [
-    `soak: ${soak.minutes} minutes of the path rows' four requests in turn (${soak.passSec} s a pass, ${soak.connections} connections), each request a new conversation; the gateway's RSS read every second`,
+    `soak: ${soak.minutes} minute${soak.minutes === 1 ? "" : "s"} of the path rows' four requests in turn (${soak.passSec} s a pass, ${soak.connections} connections), each request a new conversation; the gateway's RSS read every second`,
     ...table(["minute", "requests", "errors", "gw µs/req", "RSS median", "RSS max"], body),
     `  RSS: ${mb(soak.settledRssBytes)} in the minute after the fill, ${mb(soak.endRssBytes)} in the last (${growth}), peak ${mb(soak.peakRssBytes)} · flat: ${soak.flat.target} ${mark(soak.flat)}`,
   ];

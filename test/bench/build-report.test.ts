@@ -351,6 +351,17 @@ describe("buildReport: the soak", () => {
     expect(formatReport(report)).toContain("(+13.3 %), peak 340 MB · flat: last minute ≤ minute 2 + 10 % MISS");
   });
 
+  test("a one-minute soak is printed, and not judged", () => {
+    const one = soak(200, 300);
+    const report = buildReport({
+      meta: meta("postgres"),
+      measured: [],
+      soak: { ...one, minutes: 1, passes: one.passes.slice(0, 4), samples: one.samples.slice(0, 61) },
+    });
+    expect(report.summary).toEqual({ met: 0, judged: 0 });
+    expect(formatReport(report)).toContain("soak: 1 minute of the path rows' four requests");
+  });
+
   test("left out of the report when it did not run", () => {
     const report = buildReport({ meta: meta("postgres"), measured: PATHS });
     expect(report.soak).toBeUndefined();
