@@ -50,8 +50,16 @@ const STORABLE = new Set(["end_turn", "max_tokens", "stop_sequence", "tool_use",
 
 /** In L2, a raw answer is this mark, its JSON header line, then its bytes as they were sent. */
 const RAW_MARK = "\u0001";
-/** What an L1 entry costs beyond its bytes (the objects around them). */
-const ENTRY_OVERHEAD_BYTES = 256;
+/**
+ * What an L1 entry costs beyond its bytes and its key's characters: the objects around them (the
+ * entry, its headers, the LRU's record and map slot, the key; a raw answer's array, view and
+ * buffer besides). Measured with the collector's heap statistics over L1s filled with the
+ * simulated upstream's answers: about 170 bytes a decoded answer's text and 565-610 a raw
+ * answer's bytes took beyond what they count. At 256 for raw answers and nothing for texts, a
+ * full 64 MB L1 held 78 MB of heap under the bench's soak.
+ */
+const TEXT_OVERHEAD_BYTES = 176;
+const RAW_OVERHEAD_BYTES = 608;
 
 type RawHeader = Omit<RawEntry, "raw"> & Pick<RawAnswer, "kind" | "api" | "usage">;
 
@@ -71,7 +79,7 @@ function parseRaw(text: string): RawEntry | null {
 }
 
 const isRaw = (answer: CanonicalResponse | RawAnswer): answer is RawAnswer => "kind" in answer && "bytes" in answer;
-const rawBytes = (raw: RawAnswer): number => raw.bytes.reduce((sum, chunk) => sum + chunk.byteLength, ENTRY_OVERHEAD_BYTES);
+const rawBytes = (raw: RawAnswer): number => raw.bytes.reduce((sum, chunk) => sum + chunk.byteLength, RAW_OVERHEAD_BYTES);
 
 function parseJson<T>(text: string): T | null {
   try {
@@ -92,7 +100,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   const now = options.now ?? Date.now;
   const redisKey = (key: string) => `${redis?.keyPrefix ?? ""}rc:{${key.slice(0, key.indexOf(":"))}}:${key}`;
 
-  const keep = (key: string, text: string, storedAt: number): void => lru.set(key, text, Buffer.byteLength(text) + key.length, storedAt + ttlMs);
+  const keep = (key: string, text: string, storedAt: number): void => lru.set(key, text, Buffer.byteLength(text) + key.length + TEXT_OVERHEAD_BYTES, storedAt + ttlMs);
 
   /**
    * An entry as an answer. A raw one is decoded now, once: L1 then keeps the decoded form, and one
