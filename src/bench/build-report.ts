@@ -13,6 +13,7 @@ import {
 } from "./bench-targets.ts";
 import { CROSS_TIERS } from "./build-bench-config.ts";
 import type { CostRow } from "./measure-module-costs.ts";
+import type { BenchSection } from "./parse-bench-args.ts";
 import type { PgliteFloor } from "./measure-pglite-floor.ts";
 import { medianOfRounds } from "./median-of-rounds.ts";
 import type { PassResult, ScenarioOutcome } from "./run-scenario.ts";
@@ -32,6 +33,10 @@ export interface BenchMeta {
   readonly rounds: number;
   /** Seconds of the one-connection pass (0 = not run). */
   readonly latencySec: number;
+  /** The parts of the run (`--sections`). */
+  readonly sections: readonly BenchSection[];
+  /** Minutes of the soak, when it ran. */
+  readonly soakMinutes: number;
   readonly bunVersion: string;
   readonly nproc: number;
   readonly startedAt: string;

@@ -33,10 +33,12 @@ export function formatMeta(meta: BenchMeta): string {
   const took = meta.elapsedSec === undefined ? "" : ` · took ${meta.elapsedSec.toFixed(0)} s`;
   const env = Object.entries(meta.baseline?.env ?? {}).map(([key, value]) => ` ${key}=${value}`);
   const baseline = meta.baseline === undefined ? "" : ` · baseline ${meta.baseline.dir}${env.join("")}`;
-  return (
-    `${meta.profile} · gateway on ${database} · tool ${meta.tool} · ${meta.connections} connections ${meta.durationSec}s + 1 connection ${meta.latencySec}s per scenario · median of ${meta.rounds} interleaved rounds` +
-    ` · Bun ${meta.bunVersion} · nproc ${meta.nproc}${others}${baseline}${took}`
-  );
+  // The passes and rounds of the scenarios, when any ran; the soak's length, when it did.
+  const scenarios = meta.sections.some((s) => s === "paths" || s === "bodies" || s === "long-stream")
+    ? ` · ${meta.connections} connections ${meta.durationSec}s + 1 connection ${meta.latencySec}s per scenario · median of ${meta.rounds} interleaved rounds`
+    : "";
+  const soak = meta.sections.includes("soak") ? ` · a ${meta.soakMinutes}-minute soak at ${meta.connections} connections` : "";
+  return `${meta.profile} · gateway on ${database} · tool ${meta.tool}${scenarios}${soak} · Bun ${meta.bunVersion} · nproc ${meta.nproc}${others}${baseline}${took}`;
 }
 
 function pathLabel(row: PathRow): string {

@@ -155,6 +155,8 @@ async function bench(args: BenchArgs): Promise<void> {
       durationSec: args.durationSec,
       rounds: args.rounds,
       latencySec: args.latencySec,
+      sections: args.sections,
+      soakMinutes: args.soakMinutes,
       bunVersion: Bun.version,
       nproc: availableParallelism(),
       startedAt: new Date().toISOString(),

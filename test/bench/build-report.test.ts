@@ -18,6 +18,8 @@ const meta = (database: BenchMeta["database"]): BenchMeta => ({
   durationSec: 2,
   rounds: 3,
   latencySec: 1,
+  sections: ["paths", "bodies", "long-stream", "memory", "costs"],
+  soakMinutes: 10,
   bunVersion: "1.4.5",
   nproc: 2,
   startedAt: "2026-01-01T00:00:00.000Z",
@@ -134,6 +136,13 @@ describe("buildReport: the path rows", () => {
     expect(formatReport(busy)).toContain(" · other programs took 25 % of the CPU (busy machine: numbers skewed by them)");
     // Before the run has ended (the line printed at its start) there is no share to give.
     expect(formatReport(buildReport({ meta: { ...meta("pglite"), otherCpuShare: undefined }, measured: PATHS }))).not.toContain("other programs");
+  });
+
+  test("the header gives the scenarios' passes and rounds when any ran, and the soak's length when it ran", () => {
+    expect(formatReport(report)).toContain("quick · gateway on PGlite · tool wrk · 32 connections 2s + 1 connection 1s per scenario · median of 3 interleaved rounds · Bun 1.4.5");
+    const soakOnly = buildReport({ meta: { ...meta("postgres"), sections: ["soak"], soakMinutes: 7 }, measured: [] });
+    expect(formatReport(soakOnly)).toContain("quick · gateway on Postgres + Redis · tool wrk · a 7-minute soak at 32 connections · Bun 1.4.5");
+    expect(formatReport(soakOnly)).not.toContain("per scenario");
   });
 
   test("the header names the baseline checkout and the environment it was given", () => {

@@ -7,25 +7,14 @@ import { createChildGroup } from "../../src/bench/child-group.ts";
 import { luaLongString } from "../../src/bench/lua-long-string.ts";
 import { hasWrk, runWrk } from "../../src/bench/run-wrk.ts";
 import type { Scenario } from "../../src/bench/scenarios.ts";
+import { varyingScenario } from "./varying-scenario.ts";
 
 /** CI (and `.ci/run`) installs wrk: there, a missing wrk fails the test instead of skipping it. */
 const WRK_REQUIRED = process.env.CI === "true" || process.env.ROUTELANE_REQUIRE_WRK === "1";
 if (!hasWrk() && !WRK_REQUIRED) console.warn("wrk test skipped: wrk is not on PATH (apt-get install -y wrk; CI installs it and requires it)");
 
-const varying = (url: string): Scenario => ({
-  id: "soak/messages/json/gateway",
-  kind: "soak",
-  bodyCase: "",
-  passes: ["load"],
-  warmupRequests: 0,
-  format: "messages",
-  mode: "json",
-  target: "gateway",
-  url,
-  headers: { "content-type": "application/json" },
-  body: '{"messages":[{"role":"user","content":"Conversation #n#. Hi ]] there"}]}',
-  varyMarker: "#n#",
-});
+const varying = (url: string): Scenario =>
+  varyingScenario(url, "soak/messages/json/gateway", '{"messages":[{"role":"user","content":"Conversation #n#. Hi ]] there"}]}', "#n#");
 
 describe("luaLongString", () => {
   test.each([

@@ -2,21 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { createChildGroup } from "../../src/bench/child-group.ts";
 import { runSoak } from "../../src/bench/run-soak.ts";
 import type { Scenario } from "../../src/bench/scenarios.ts";
+import { varyingScenario } from "./varying-scenario.ts";
 
-const scenarioAt = (url: string, id: string): Scenario => ({
-  id,
-  kind: "soak",
-  bodyCase: "",
-  passes: ["load"],
-  warmupRequests: 0,
-  format: "messages",
-  mode: "json",
-  target: "gateway",
-  url,
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify({ path: id, text: "Conversation @@. Hello" }),
-  varyMarker: "@@",
-});
+const scenarioAt = (url: string, id: string): Scenario => varyingScenario(url, id, JSON.stringify({ path: id, text: "Conversation @@. Hello" }), "@@");
 
 describe("runSoak", () => {
   test("runs the scenarios in turn until the time is up, each request a body of its own, reading the server's memory and CPU as it goes", async () => {
