@@ -187,7 +187,7 @@ async function bench(args: BenchArgs): Promise<void> {
       const rounds = await runRounds(args, tool, scriptDir, group, processes, scenarios);
       measured = scenarios.map((scenario, i) => ({ scenario, rounds: rounds[i]! }));
       if (has("soak")) {
-        say(`soak: ${args.soakMinutes} minutes of new conversations on the gateway…`);
+        say(`soak: ${args.soakMinutes} minute${args.soakMinutes === 1 ? "" : "s"} of new conversations on the gateway…`);
         soak = await runSoak({
           scenarios: buildSoakScenarios(processes.endpoints),
           minutes: args.soakMinutes,
