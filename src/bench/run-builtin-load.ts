@@ -1,6 +1,6 @@
 import type { LoadResult } from "./load-result.ts";
 import { percentiles } from "./percentiles.ts";
-import type { Scenario } from "./scenarios.ts";
+import { newRunText, type Scenario } from "./scenarios.ts";
 
 export interface BuiltinLoadOptions {
   readonly connections: number;
@@ -53,7 +53,7 @@ export async function runBuiltinLoad(scenario: Scenario, options: BuiltinLoadOpt
   // A varying scenario: each request its own body, the marker replaced by this run's own text and the request's number.
   const marker = scenario.varyMarker;
   const [before, tail] = marker !== undefined && scenario.body.includes(marker) ? scenario.body.split(marker, 2) : [undefined, undefined];
-  const head = before === undefined ? undefined : `${before}${crypto.randomUUID().slice(0, 8)}-`;
+  const head = before === undefined ? undefined : `${before}${newRunText()}`;
   const latencies = createSamples(1 << 16);
   const ttfbs = createSamples(1 << 16);
   let errors = 0;

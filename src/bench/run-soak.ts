@@ -8,7 +8,7 @@ import { runWrk } from "./run-wrk.ts";
 import type { Scenario } from "./scenarios.ts";
 
 /** Each load pass of the soak: one scenario for this long, then the next. */
-export const SOAK_PASS_SEC = 15;
+const SOAK_PASS_SEC = 15;
 /** How often the gateway's RSS is read. */
 const SAMPLE_EVERY_MS = 1_000;
 

@@ -4,7 +4,7 @@ import { buildWrkScript } from "./build-wrk-script.ts";
 import type { ChildGroup } from "./child-group.ts";
 import type { LoadResult } from "./load-result.ts";
 import { parseWrkOutput } from "./parse-wrk-output.ts";
-import type { Scenario } from "./scenarios.ts";
+import { newRunText, type Scenario } from "./scenarios.ts";
 
 /** Whether wrk is installed. */
 export function hasWrk(): boolean {
@@ -20,8 +20,7 @@ export async function runWrk(
   options: { connections: number; durationSec: number; scriptDir: string; group: ChildGroup },
 ): Promise<LoadResult> {
   const script = join(options.scriptDir, `${scenario.id.replaceAll("/", "-")}.lua`);
-  // A varying scenario's bodies start with this run's own text: the next run's are new ones too.
-  writeFileSync(script, buildWrkScript(scenario, scenario.varyMarker === undefined ? "" : `${crypto.randomUUID().slice(0, 8)}-`));
+  writeFileSync(script, buildWrkScript(scenario, scenario.varyMarker === undefined ? "" : newRunText()));
   const threads = Math.min(2, options.connections);
   const child = options.group.spawn(
     `wrk ${scenario.id}`,

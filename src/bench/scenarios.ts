@@ -312,6 +312,12 @@ export function buildLongStreamScenarios(
   return scenarios;
 }
 
+/**
+ * What a load generator puts first in place of a varying scenario's marker, new for each of its
+ * runs: with the request's own number after it, no run repeats another's bodies.
+ */
+export const newRunText = (): string => `${crypto.randomUUID().slice(0, 8)}-`;
+
 /** What each soak request replaces with its own number. */
 const SOAK_MARKER = "#soak-conversation#";
 const SOAK_ASK: Ask = { text: `Conversation ${SOAK_MARKER}. ${USER_MESSAGE}`, maxTokens: MAX_TOKENS };
