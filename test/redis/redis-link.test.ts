@@ -92,6 +92,27 @@ describe("the Redis link", () => {
     expect(changes).toHaveLength(1);
   });
 
+  test("a turn's commands share one deadline: unanswered, all fail at it with one state change; answered in time, none fails after it", async () => {
+    const { link, proxy, changes } = start({ backoffMs: 60_000, commandTimeoutMs: 100 });
+    expect(await link.send("PING", [])).toBe("PONG");
+    // Slower than a round trip, within the deadline: each command of the turn is answered, and the
+    // deadline passing afterwards fails none of them and leaves the link up.
+    proxy.delay(40);
+    const inTime = await Promise.all(Array.from({ length: 5 }, () => link.send("PING", [])));
+    expect(inTime).toEqual(Array.from({ length: 5 }, () => "PONG"));
+    await Bun.sleep(120);
+    expect(link.up).toBe(true);
+    expect(changes).toHaveLength(0);
+    proxy.blackhole();
+    const failures = await Promise.all(Array.from({ length: 5 }, () => rejectionOf(link.send("PING", []))));
+    for (const failure of failures) {
+      expect(failure).toBeInstanceOf(RedisUnavailableError);
+      expect(String(failure)).toContain("did not answer within 100 ms");
+    }
+    expect(link.up).toBe(false);
+    expect(changes).toHaveLength(1);
+  });
+
   test("a script error is Redis answering: passed on, the link stays up", async () => {
     const { link, changes } = start({ backoffMs: 60_000 });
     const failure = await rejectionOf(link.send("EVALSHA", ["0000000000000000000000000000000000000000", "0"]));
