@@ -12,7 +12,7 @@ import { createAccountStore } from "../accounts/account-store.ts";
 import { createKeyAuthenticator } from "../accounts/create-key-authenticator.ts";
 import type { PlanLimits } from "../canonical/plans.ts";
 import { buildResponseCacheKey, readCacheControl } from "../cache/build-response-cache-key.ts";
-import { createResponseCache, type StoredEntry } from "../cache/create-response-cache.ts";
+import { createResponseCache, type ResponseCache, type ResponseCacheOptions, type StoredEntry } from "../cache/create-response-cache.ts";
 import { createShardedLru } from "../cache/create-sharded-lru.ts";
 import type { CanonicalResponse } from "../canonical/response.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
@@ -32,6 +32,7 @@ import type { RequestRecord } from "../canonical/request-record.ts";
 import { createRedisLink, type RedisLink } from "../redis/create-redis-link.ts";
 import { BENCH_REDIS_PREFIX } from "./bench-redis-prefix.ts";
 import { createMemoryPinStore } from "../routing/create-memory-pin-store.ts";
+import { createRedisPinStore } from "../routing/create-redis-pin-store.ts";
 import { createRouting, type Routing } from "../routing/create-routing.ts";
 import { decideRoute } from "../routing/decide-route.ts";
 import { readSessionId } from "../routing/read-session-id.ts";
@@ -93,16 +94,16 @@ export interface CostRow {
 export interface CostOptions {
   /** The run's database, opened (and migrated) by the caller. */
   readonly database: Database;
-  /** The run's Redis, when it has one: limits go through it, as the gateway's do. */
+  /** The run's Redis, when it has one: limits, pins and the response cache's second level go through it, as the gateway's do. */
   readonly redisUrl?: string | undefined;
   /** The client formats whose per-format parts are timed. */
   readonly formats: readonly BenchFormat[];
   readonly calls?: CallCostOptions | undefined;
   /**
-   * The path rows' connections. With Redis, the limits are also timed with this many calls under
-   * way: the path rows' requests send their commands together, sharing round trips, so one call at
-   * a time overstates what a loaded request pays (the budget takes this row). The trickled
-   * streams run this many at once too.
+   * The path rows' connections. With Redis, the limits, the routing and the cache store are also
+   * timed with this many calls under way: the path rows' requests send their commands together,
+   * sharing round trips, so one call at a time overstates what a loaded request pays (the budget
+   * takes these rows). The trickled streams run this many at once too.
    */
   readonly loadedInFlight?: number | undefined;
 }
@@ -337,11 +338,24 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
   const limiter = createLimiter({ config, redis: link, log: () => {} });
   // With the run's database, as the gateway's: the decision cache keeps its decisions there if the config says so.
   const routing = createRouting({ config, database, pins: createMemoryPinStore(config.routing.conversations.maxPins) });
-  const cache = createResponseCache({
-    ttlMs: config.responseCache.ttlMs,
-    decodeRaw: decodeRawAnswer,
-    lru: createShardedLru<StoredEntry>({ maxBytes: config.responseCache.maxBytes, ttlMs: config.responseCache.ttlMs, shards: config.responseCache.shards }),
-  });
+  const cacheOf = (redis: ResponseCacheOptions["redis"]): ResponseCache =>
+    createResponseCache({
+      ttlMs: config.responseCache.ttlMs,
+      decodeRaw: decodeRawAnswer,
+      lru: createShardedLru<StoredEntry>({ maxBytes: config.responseCache.maxBytes, ttlMs: config.responseCache.ttlMs, shards: config.responseCache.shards }),
+      redis,
+    });
+  const cache = cacheOf(undefined);
+  // With Redis, as the gateway has them: the pins and the response cache's second level there,
+  // timed under the path rows' load as well (their commands share round trips, as the limits' do).
+  const inFlight = options.loadedInFlight ?? 1;
+  const shared = link && inFlight > 1
+    ? {
+        routing: createRouting({ config, database, pins: createRedisPinStore({ link, prefix: `${config.redis.keyPrefix}pin:` }) }),
+        cache: cacheOf({ link, keyPrefix: config.redis.keyPrefix }),
+        calls: { ...calls, inFlight },
+      }
+    : undefined;
   const logDir = mkdtempSync(join(tmpdir(), "routelane-bench-log-"));
   const log = createRequestLog({ level: "info", destination: join(logDir, "requests.log"), logBodies: false });
   const metrics = createMetrics(() => config);
@@ -370,7 +384,6 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
       note: inProcess ? "limiter memory" : `limiter redis; the ${TARGET_LIMITS_P50_US} µs p50 target is the in-process backend's`,
       call: acquireAndRelease,
     });
-    const inFlight = options.loadedInFlight ?? 1;
     if (link && inFlight > 1) {
       await time(rows, calls, {
         id: "limits/loaded",
@@ -416,6 +429,15 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
         targetP50Us: TARGET_ROUTING_P50_US,
         call: routingCall(routing, format, body, headers),
       });
+      if (shared) {
+        await time(rows, shared.calls, {
+          id: `routing/${format}/loaded`,
+          part: "routing",
+          label: `routing · ${format} · the same, pins in Redis, ${inFlight} calls under way`,
+          note: "p50/p99 include the wait for a shared round trip",
+          call: routingCall(shared.routing, format, body, headers),
+        });
+      }
       // An agent's new task: a text never classified, so the decision cache misses (and, were the
       // decisions kept in the database, the lookup would wait for it), a new conversation pinned.
       let task = 0;
@@ -432,20 +454,31 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
       const textOf = (user: string) => `{"metadata":{"user_id":"${user}"},${restText}`;
       const userOf = (n: number) => `u${String(n).padStart(9, "0")}`;
       const { members } = parseJsonBody(textOf(userOf(0)));
-      await time(rows, calls, {
-        id: `cache/${format}`,
-        part: "cache key + store",
-        label: `cache key + store · ${format} · a miss stored`,
-        call: () => {
-          // A new key each call, as each bench request's answer is stored anew; the text is the body as a client sends it.
-          const user = userOf(counter++);
-          missBody.metadata = { user_id: user };
-          const control = readCacheControl(headers);
-          const cacheKey = buildResponseCacheKey("acct_bench_costs", format, missBody, { text: textOf(user), members });
-          cache.put(cacheKey, ANSWER, { "x-router-model": BENCH_MODELS.all });
-          return cacheKey.length + (control.store ? 1 : 0);
-        },
-      });
+      const storeMiss = (into: ResponseCache): number => {
+        // A new key each call, as each bench request's answer is stored anew; the text is the body as a client sends it.
+        const user = userOf(counter++);
+        missBody.metadata = { user_id: user };
+        const control = readCacheControl(headers);
+        const cacheKey = buildResponseCacheKey("acct_bench_costs", format, missBody, { text: textOf(user), members });
+        into.put(cacheKey, ANSWER, { "x-router-model": BENCH_MODELS.all });
+        return cacheKey.length + (control.store ? 1 : 0);
+      };
+      await time(rows, calls, { id: `cache/${format}`, part: "cache key + store", label: `cache key + store · ${format} · a miss stored`, call: () => storeMiss(cache) });
+      if (shared) {
+        await time(rows, shared.calls, {
+          id: `cache/${format}/loaded`,
+          part: "cache key + store",
+          label: `cache key + store · ${format} · the same, second level in Redis, ${inFlight} calls under way`,
+          // The store's SET is not awaited (nor is it by a request): each call yields the turn, as a
+          // request does between its parts, so the SETs go out and are answered within the round.
+          note: "each call yields one turn",
+          call: async () => {
+            const out = storeMiss(shared.cache);
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            return out;
+          },
+        });
+      }
       const forwarded = asForwarded(format, FORMATS[format].body(BENCH_MODELS.all, false));
       const json = Buffer.concat(await fetchAnswer(sim, format, forwarded));
       await time(rows, calls, {
@@ -542,6 +575,7 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
     rmSync(logDir, { recursive: true, force: true });
     await limiter.close();
     await routing.close();
+    await shared?.routing.close();
     await authenticator.close();
     sim.stop();
     link?.close();

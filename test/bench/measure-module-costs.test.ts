@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { deleteBenchRedisKeys } from "../../src/bench/bench-redis-prefix.ts";
+import { RedisClient } from "bun";
+import { BENCH_REDIS_PREFIX, deleteBenchRedisKeys } from "../../src/bench/bench-redis-prefix.ts";
 import { measureModuleCosts, type CostRow } from "../../src/bench/measure-module-costs.ts";
 import { DATABASE_HOOK_TIMEOUT_MS, openTestDatabase, type TestDatabase } from "../helpers/test-database.ts";
 
@@ -38,14 +39,38 @@ describe("measureModuleCosts", () => {
     expect(rows.find((r) => r.id === "routing/chat")!.targetP50Us).toBe(50);
   });
 
-  test("with Redis, the limits are timed again with the path rows' calls under way at once", () => {
-    const loaded = rows.find((r) => r.id === "limits/loaded");
+  test("with Redis, the limits, the routing and the cache store are timed again with the path rows' calls under way, through Redis as the gateway's go", async () => {
+    const loadedIds = ["limits/loaded", "routing/messages/loaded", "routing/chat/loaded", "cache/messages/loaded", "cache/chat/loaded"];
+    const loaded = rows.filter((r) => r.id.endsWith("/loaded"));
     if (!process.env.REDIS_URL) {
-      expect(loaded).toBeUndefined();
+      expect(loaded).toEqual([]);
       return;
     }
-    expect(loaded).toMatchObject({ part: "limits", calls: 50, targetP50Us: undefined });
-    expect(loaded!.label).toContain("8 calls under way");
+    expect(loaded.map((r) => r.id).sort()).toEqual(loadedIds.sort());
+    for (const row of loaded) {
+      expect(row).toMatchObject({ calls: 50, targetP50Us: undefined });
+      expect(row.label).toContain("8 calls under way");
+    }
+    // The pins and the stored answers are in Redis: the rows timed its commands, not a memory's.
+    const client = new RedisClient(process.env.REDIS_URL);
+    const count = async (pattern: string): Promise<number> => {
+      let cursor = "0";
+      let found = 0;
+      do {
+        const [next, keys] = (await client.send("SCAN", [cursor, "MATCH", `${BENCH_REDIS_PREFIX}costs:${pattern}`, "COUNT", "1000"])) as [string, string[]];
+        cursor = next;
+        found += keys.length;
+      } while (cursor !== "0");
+      return found;
+    };
+    try {
+      // The two formats' bodies are one conversation: one pin.
+      expect(await count("pin:*")).toBe(1);
+      // Each call a new answer, warm-up included, for each format.
+      expect(await count("rc:*")).toBeGreaterThanOrEqual(2 * (20 + 50));
+    } finally {
+      client.close();
+    }
   });
 
   test("the streams read are whole answers from the sim, and the long one has its 2,000 events", () => {
