@@ -243,7 +243,7 @@ export type RoutingConfig = { readonly [K in keyof RoutingFileConfig]-?: NonNull
 export const ResponseCacheSchema = t.Object(
   {
     enabled: t.Optional(t.Boolean()),
-    /** In-process budget over all shards, bytes. */
+    /** In-process budget over all shards, bytes (default 64 MiB; 16 MiB with REDIS_URL, whose second level holds every answer). */
     maxBytes: t.Optional(t.Integer({ minimum: 0 })),
     ttlMs: t.Optional(t.Integer({ minimum: 1 })),
     shards: t.Optional(t.Integer({ minimum: 1, maximum: 1024 })),

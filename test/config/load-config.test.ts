@@ -39,6 +39,14 @@ describe("loadConfig", () => {
     expect(Object.isFrozen(config.tiers.normal.models)).toBe(true);
   });
 
+  test("the response cache keeps 64 MiB in process, 16 MiB with Redis (whose second level holds every answer); a configured budget wins either way", () => {
+    expect(loadConfig({}).responseCache.maxBytes).toBe(64 * 1024 * 1024);
+    expect(loadConfig({ REDIS_URL: "redis://r:6379" }).responseCache.maxBytes).toBe(16 * 1024 * 1024);
+    const path = fileWith({ ...DEFAULT_CONFIG, responseCache: { maxBytes: 1_000_000 } });
+    expect(loadConfig({ ROUTELANE_CONFIG: path, REDIS_URL: "redis://r:6379" }).responseCache.maxBytes).toBe(1_000_000);
+    expect(loadConfig({ ROUTELANE_CONFIG: path }).responseCache.maxBytes).toBe(1_000_000);
+  });
+
   test("environment values are read", () => {
     const config = loadConfig({
       PORT: "9000",
