@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { Child, ChildGroup } from "./child-group.ts";
 import { findFreePort } from "./find-free-port.ts";
+import { loadConfig } from "../config/load-config.ts";
+import { tunedEnvironment } from "../ops/size-process.ts";
 
 export const BENCH_HOST = "127.0.0.1";
 
@@ -51,6 +53,9 @@ export function spawnGateway(group: ChildGroup, options: SpawnGatewayOptions): G
     ],
     gatewayEnv(
       {
+        // Under the profiler the gateway does not restart itself with its tuning (see sizeProcess):
+        // it starts with it, so the profile is of the gateway as it runs.
+        ...(options.cpuProfDir ? tunedEnvironment(loadConfig({ ROUTELANE_CONFIG: options.configPath }).maxUpstreamRequests, { ...process.env, ...options.env }) : {}),
         ...options.env,
         PORT: String(port),
         HOST: BENCH_HOST,

@@ -52,6 +52,30 @@ const PURGE_DELAY_MS = "1000";
 const RESERVED_FILES = 256;
 
 /**
+ * Under Bun's CPU profiler (`--cpu-prof`) the process never replaces itself: the profiler suspends
+ * the main thread with SIGPWR every sample, and one pending as the new image starts (every handler
+ * reset to the default, which for SIGPWR is to die) killed the gateway at start in 3 of 12 tries,
+ * and a chain of 20 execs under it every time in five. Ignoring the signal across the exec makes
+ * the runtime print a warning at every start instead.
+ */
+const PROFILER_FLAG = "--cpu-prof";
+
+/**
+ * The environment the gateway runs under, sized for `maxUpstreamRequests` open upstream calls:
+ * what `sizeProcess` restarts with, and what a launcher sets for it to start as it is (the
+ * bench's gateway under the CPU profiler).
+ */
+export function tunedEnvironment(maxUpstreamRequests: number, env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  return { [FETCH_POOL_VARIABLE]: String(maxUpstreamRequests), ...runtimeTuning(env) };
+}
+
+/** Why this process cannot replace itself, or undefined when it can. */
+function cannotRestart(libc: Libc | string, execArgv: readonly string[]): string | undefined {
+  if (typeof libc === "string") return libc;
+  return execArgv.some((arg) => arg.startsWith(PROFILER_FLAG)) ? "a restart under --cpu-prof can kill the process" : undefined;
+}
+
+/**
  * The runtime's own tuning start-up adds to the environment (the collector, the heap's growth and
  * the allocator), each where `env` does not set it: what the gateway runs under, and the bench's
  * bare proxy with it.
@@ -69,8 +93,8 @@ export function runtimeTuning(env: Readonly<Record<string, string | undefined>>)
  * (execve, same pid): for the bench, whose in-process parts should run as the gateway does.
  * Returns when nothing was needed, or when the exec could not be made.
  */
-export function tuneRuntime(libc: Libc | string, env: Readonly<Record<string, string | undefined>> = process.env): void {
-  if (typeof libc === "string" || !lacksTuning(env)) return;
+export function tuneRuntime(libc: Libc | string, env: Readonly<Record<string, string | undefined>> = process.env, execArgv: readonly string[] = process.execArgv): void {
+  if (typeof libc === "string" || cannotRestart(libc, execArgv) !== undefined || !lacksTuning(env)) return;
   const command = ownCommand();
   libc.exec(command[0]!, command, { ...env, ...runtimeTuning(env) });
 }
@@ -101,7 +125,12 @@ function ownCommand(): readonly string[] {
  * signals still reach it). Returns only when no exec was needed, or when it failed; what could not
  * be set comes back as one line each.
  */
-export function sizeProcess(maxUpstreamRequests: number, libc: Libc | string, env: Readonly<Record<string, string | undefined>> = process.env): ProcessSizing {
+export function sizeProcess(
+  maxUpstreamRequests: number,
+  libc: Libc | string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  execArgv: readonly string[] = process.execArgv,
+): ProcessSizing {
   const warnings: string[] = [];
   let files = "open-file limit unknown";
   if (typeof libc === "string") {
@@ -123,17 +152,21 @@ export function sizeProcess(maxUpstreamRequests: number, libc: Libc | string, en
 
   const wanted = String(maxUpstreamRequests);
   const poolSized = env[FETCH_POOL_VARIABLE] === wanted;
-  if (!poolSized || lacksTuning(env)) {
-    if (typeof libc !== "string") {
-      const command = ownCommand();
-      libc.exec(command[0]!, command, { ...env, [FETCH_POOL_VARIABLE]: wanted, ...runtimeTuning(env) });
-    }
+  const restartless = cannotRestart(libc, execArgv);
+  if ((!poolSized || lacksTuning(env)) && typeof libc !== "string" && restartless === undefined) {
+    const command = ownCommand();
+    libc.exec(command[0]!, command, { ...env, ...tunedEnvironment(maxUpstreamRequests, env) });
   }
-  // Without an exec the collector keeps JSC's default, which is said nowhere: it costs memory, not a limit.
+  // Without an exec the collector keeps JSC's default, which is said nowhere (it costs memory, not
+  // a limit), unless it is a profile: one taken without the tuning is not of the gateway as it runs.
+  if (restartless !== undefined && typeof libc !== "string" && lacksTuning(env)) {
+    const missing = Object.entries(runtimeTuning(env)).filter(([name]) => env[name] === undefined);
+    warnings.push(`routelane: runtime tuning not applied (${restartless}); set ${missing.map(([name, value]) => `${name}=${value}`).join(" ")} in the environment before start`);
+  }
   if (!poolSized) {
     const pool = Number(env[FETCH_POOL_VARIABLE]) || BUN_DEFAULT_FETCH_POOL;
     warnings.push(
-      `routelane: upstream calls held to ${pool} at once (could not restart with ${FETCH_POOL_VARIABLE}=${wanted}${typeof libc === "string" ? `: ${libc}` : ""}); set it in the environment before start`,
+      `routelane: upstream calls held to ${pool} at once (could not restart with ${FETCH_POOL_VARIABLE}=${wanted}${restartless !== undefined ? `: ${restartless}` : ""}); set it in the environment before start`,
     );
     return { info: `routelane: up to ${pool} upstream calls at once, ${files}`, warnings };
   }

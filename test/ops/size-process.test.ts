@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { loadLibc, type Libc } from "../../src/ops/load-libc.ts";
 import { sizeProcess, tuneRuntime } from "../../src/ops/size-process.ts";
 
@@ -118,6 +120,48 @@ describe("sizeProcess", () => {
     const sizing = sizeProcess(16_384, libc, SIZED);
     expect(limit).toEqual({ soft: 33_024, hard: 33_024 });
     expect(sizing).toEqual({ info: "routelane: up to 16384 upstream calls at once, open-file limit 33024", warnings: [] });
+  });
+
+  test("under the CPU profiler: never replaced by itself; what it did not set is said, with the values to set", () => {
+    const { libc, execs } = fakeLibc({ soft: 1_048_576, hard: 1_048_576 });
+    const sizing = sizeProcess(16_384, libc, { PATH: "/usr/bin", [PURGE_DELAY_VARIABLE]: "100" }, ["--cpu-prof", "--cpu-prof-dir=/tmp/p"]);
+    expect(execs).toEqual([]);
+    expect(sizing.warnings).toEqual([
+      `routelane: runtime tuning not applied (a restart under --cpu-prof can kill the process); set ${OLD_GENERATION_VARIABLE}=0.75 ${HEAP_GROWTH_VARIABLE}=1 in the environment before start`,
+      `routelane: upstream calls held to 256 at once (could not restart with ${FETCH_POOL_VARIABLE}=16384: a restart under --cpu-prof can kill the process); set it in the environment before start`,
+    ]);
+    // Started with all of it set, as the bench starts a profiled gateway: nothing to say.
+    expect(sizeProcess(16_384, libc, SIZED, ["--cpu-prof"])).toEqual({ info: "routelane: up to 16384 upstream calls at once, open-file limit 1048576", warnings: [] });
+    expect(execs).toEqual([]);
+  });
+
+  test.skipIf(process.platform !== "linux")("a real process under --cpu-prof runs once and lives (a restart there died of the profiler's SIGPWR)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "routelane-cpu-prof-"));
+    try {
+      const script = join(dir, "size.ts");
+      writeFileSync(
+        script,
+        `const { loadLibc } = await import(${JSON.stringify(`${import.meta.dir}/../../src/ops/load-libc.ts`)});
+        const { sizeProcess } = await import(${JSON.stringify(`${import.meta.dir}/../../src/ops/size-process.ts`)});
+        console.log("started");
+        // Some work first, so the profiler has sampled before the decision.
+        let sum = 0;
+        for (let i = 0; i < 3e6; i++) sum += i % 7;
+        console.log(JSON.stringify({ sum: sum > 0, sizing: sizeProcess(64, loadLibc()) }));`,
+      );
+      const env: Record<string, string | undefined> = { ...process.env };
+      for (const name of Object.keys(SIZED)) delete env[name];
+      const child = Bun.spawn([process.execPath, "--cpu-prof", `--cpu-prof-dir=${join(dir, "prof")}`, script], { env, stdout: "pipe", stderr: "pipe" });
+      const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+      expect(code).toBe(0);
+      const lines = out.trim().split("\n");
+      expect(lines.filter((line) => line === "started")).toHaveLength(1);
+      const { sizing } = JSON.parse(lines.at(-1)!) as { sizing: { warnings: string[] } };
+      expect(sizing.warnings.join("\n")).toContain("a restart under --cpu-prof can kill the process");
+      expect(readdirSync(join(dir, "prof")).filter((name) => name.endsWith(".cpuprofile"))).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("no C library to call: both said, nothing set", () => {
