@@ -1,5 +1,5 @@
 import { luaLongString } from "./lua-long-string.ts";
-import type { Scenario } from "./scenarios.ts";
+import { varyingBody, type Scenario } from "./scenarios.ts";
 
 /**
  * The wrk script for one scenario: a fixed POST with its body and headers. A scenario with a
@@ -9,14 +9,13 @@ import type { Scenario } from "./scenarios.ts";
  */
 export function buildWrkScript(scenario: Scenario, run = ""): string {
   const lines = ['wrk.method = "POST"'];
-  const cut = scenario.varyMarker === undefined ? -1 : scenario.body.indexOf(scenario.varyMarker);
-  if (cut < 0) {
+  const varying = varyingBody(scenario);
+  if (varying === undefined) {
     lines.push(`wrk.body = ${luaLongString(scenario.body)}`);
   } else {
-    const tail = scenario.body.slice(cut + scenario.varyMarker!.length);
     lines.push(
-      `local head = ${luaLongString(scenario.body.slice(0, cut) + run)}`,
-      `local tail = ${luaLongString(tail)}`,
+      `local head = ${luaLongString(varying.head + run)}`,
+      `local tail = ${luaLongString(varying.tail)}`,
       "local threads = 0",
       // setup runs in the main state, once a thread; each thread's own state then has its number.
       'function setup(thread) threads = threads + 1; thread:set("thread_number", threads) end',

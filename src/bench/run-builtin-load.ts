@@ -1,6 +1,6 @@
 import type { LoadResult } from "./load-result.ts";
 import { percentiles } from "./percentiles.ts";
-import { newRunText, type Scenario } from "./scenarios.ts";
+import { newRunText, varyingBody, type Scenario } from "./scenarios.ts";
 
 export interface BuiltinLoadOptions {
   readonly connections: number;
@@ -51,9 +51,8 @@ async function timeOne(scenario: Scenario, init: RequestInit): Promise<{ totalMs
 export async function runBuiltinLoad(scenario: Scenario, options: BuiltinLoadOptions): Promise<LoadResult> {
   const init: RequestInit = { method: "POST", headers: scenario.headers, body: scenario.body };
   // A varying scenario: each request its own body, the marker replaced by this run's own text and the request's number.
-  const marker = scenario.varyMarker;
-  const [before, tail] = marker !== undefined && scenario.body.includes(marker) ? scenario.body.split(marker, 2) : [undefined, undefined];
-  const head = before === undefined ? undefined : `${before}${newRunText()}`;
+  const varying = varyingBody(scenario);
+  const head = varying === undefined ? "" : `${varying.head}${newRunText()}`;
   const latencies = createSamples(1 << 16);
   const ttfbs = createSamples(1 << 16);
   let errors = 0;
@@ -67,7 +66,7 @@ export async function runBuiltinLoad(scenario: Scenario, options: BuiltinLoadOpt
     while (started < limit && performance.now() < deadline) {
       started++;
       try {
-        const { totalMs, ttfbMs, status } = await timeOne(scenario, head === undefined ? init : { ...init, body: `${head}${started}${tail}` });
+        const { totalMs, ttfbMs, status } = await timeOne(scenario, varying === undefined ? init : { ...init, body: `${head}${started}${varying.tail}` });
         latencies.push(totalMs);
         ttfbs.push(ttfbMs);
         if (status < 200 || status >= 300) {

@@ -20,7 +20,7 @@ export async function runWrk(
   options: { connections: number; durationSec: number; scriptDir: string; group: ChildGroup },
 ): Promise<LoadResult> {
   const script = join(options.scriptDir, `${scenario.id.replaceAll("/", "-")}.lua`);
-  writeFileSync(script, buildWrkScript(scenario, scenario.varyMarker === undefined ? "" : newRunText()));
+  writeFileSync(script, buildWrkScript(scenario, newRunText()));
   const threads = Math.min(2, options.connections);
   const child = options.group.spawn(
     `wrk ${scenario.id}`,

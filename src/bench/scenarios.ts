@@ -318,6 +318,13 @@ export function buildLongStreamScenarios(
  */
 export const newRunText = (): string => `${crypto.randomUUID().slice(0, 8)}-`;
 
+/** A varying scenario's body before and after its marker; undefined for a body sent as it is. */
+export function varyingBody(scenario: Scenario): { readonly head: string; readonly tail: string } | undefined {
+  const marker = scenario.varyMarker;
+  const cut = marker === undefined ? -1 : scenario.body.indexOf(marker);
+  return cut < 0 ? undefined : { head: scenario.body.slice(0, cut), tail: scenario.body.slice(cut + marker!.length) };
+}
+
 /** What each soak request replaces with its own number. */
 const SOAK_MARKER = "#soak-conversation#";
 const SOAK_ASK: Ask = { text: `Conversation ${SOAK_MARKER}. ${USER_MESSAGE}`, maxTokens: MAX_TOKENS };

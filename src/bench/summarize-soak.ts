@@ -1,4 +1,5 @@
 import { SOAK_FILL_MINUTES, SOAK_RSS_GROWTH_ALLOWANCE, verdict, type Verdict } from "./bench-targets.ts";
+import { median } from "./median-of-rounds.ts";
 import type { SoakResult } from "./run-soak.ts";
 
 /** One minute of the soak: the passes that started in it, and the RSS read during it. */
@@ -31,13 +32,6 @@ export interface SoakSummary {
   readonly flat: Verdict;
 }
 
-function median(values: readonly number[]): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 /**
  * The soak minute by minute, and whether the gateway's memory stayed flat: the last minute's
  * median RSS against that of the first minute after the fill (the minutes in which the keyed
@@ -59,7 +53,7 @@ export function summarizeSoak(result: SoakResult): SoakSummary {
       requests,
       errors: passes.reduce((sum, p) => sum + p.errors, 0),
       cpuUsPerRequest: cpuKnown && requests > 0 ? (cpuMs * 1000) / requests : undefined,
-      rssMedianBytes: median(rss),
+      rssMedianBytes: rss.length > 0 ? median(rss) : undefined,
       rssMaxBytes: rss.length > 0 ? Math.max(...rss) : undefined,
     });
   }
