@@ -74,7 +74,8 @@ export const USAGE = `usage: bun run bench [options]
                           created and dropped, so the role needs CREATEDB) instead of a temp PGlite
   --redis-url <url>       … and on this Redis (limits, response cache L2, pins) instead of in-process fallbacks
   --duration <s>          seconds of the loaded pass (--connections) per scenario and round (default 2; --full 5)
-  --latency <s>           seconds of the one-connection pass per scenario and round (default 1; --full 2; 0 = off)
+  --latency <s>           seconds of the one-connection pass per scenario and round (default 1; --full 2; 0 = off,
+                          which leaves the big conversations nothing to measure: list --sections without bodies)
   --rounds <n>            interleaved rounds; the report shows medians (default 3)
   --connections <n>       connections of the loaded pass (default 32)
   --warmup <n>            unmeasured requests per scenario first (default 200; --full 300)
@@ -193,13 +194,20 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const full = values.full;
   const profile = full ? PROFILES.full : PROFILES.quick;
   const baselineDir = values.baseline === undefined ? undefined : baselineCheckout(values.baseline);
+  const sections = list("sections", values.sections, SECTION_NAMES, full ? SECTION_NAMES : QUICK_SECTIONS);
+  const latencySec = values.latency === undefined ? profile.latencySec : values.latency === "0" ? 0 : positive("latency", values.latency, true);
+  // The big conversations are measured by the one-connection pass alone: without it they would
+  // start the load generator for no time at all (wrk refuses -d0s) after minutes of setup.
+  if (latencySec === 0 && sections.includes("bodies")) {
+    throw new BenchArgsError("--latency 0: the big conversations (bodies) are measured only by the one-connection pass; leave them out with --sections, or give the pass a length");
+  }
   return {
     full,
-    sections: list("sections", values.sections, SECTION_NAMES, full ? SECTION_NAMES : QUICK_SECTIONS),
+    sections,
     durationSec: values.duration === undefined ? profile.durationSec : positive("duration", values.duration, true),
     rounds: values.rounds === undefined ? profile.rounds : positive("rounds", values.rounds, true),
     connections: positive("connections", values.connections, true),
-    latencySec: values.latency === undefined ? profile.latencySec : values.latency === "0" ? 0 : positive("latency", values.latency, true),
+    latencySec,
     warmupRequests: values.warmup === undefined ? profile.warmupRequests : positive("warmup", values.warmup, true),
     formats: list("formats", values.formats, FORMAT_NAMES, profile.formats),
     modes: list("modes", values.modes, MODE_NAMES, MODE_NAMES),

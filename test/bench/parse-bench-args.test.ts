@@ -42,7 +42,7 @@ describe("parseBenchArgs", () => {
   test.each([
     [["--duration", "4"], { durationSec: 4 }],
     [["--full", "--duration", "3"], { full: true, durationSec: 3 }],
-    [["--latency", "0"], { latencySec: 0 }],
+    [["--latency", "0", "--sections", "paths,long-stream"], { latencySec: 0, sections: ["paths", "long-stream"] }],
     [["--rounds", "5"], { rounds: 5 }],
     [["--connections", "64"], { connections: 64 }],
     [["--formats", "responses,messages"], { formats: ["messages", "responses"] }],
@@ -65,6 +65,9 @@ describe("parseBenchArgs", () => {
     // wrk takes whole seconds.
     [["--duration", "2.5"], /--duration: expected a positive integer/],
     [["--latency", "0.5"], /--latency/],
+    // The big conversations have no pass but the one-connection one (wrk refused -d0s after the setup).
+    [["--latency", "0"], /--latency 0: the big conversations \(bodies\)/],
+    [["--latency", "0", "--sections", "bodies"], /leave them out with --sections/],
     [["--connections", "1.5"], /--connections/],
     [["--rounds", "0"], /--rounds/],
     [["--formats", "messages,soap"], /unknown "soap"/],
