@@ -8,3 +8,6 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
  * every small delta.
  */
 export const quoteJsonString = (text: string): string => (NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`);
+
+/** Whether JSON.stringify writes `text` with an escape: otherwise its literal is the text between two quotes. */
+export const needsJsonEscape = (text: string): boolean => NEEDS_ESCAPE.test(text);

@@ -212,3 +212,24 @@ describe("messagesStreamEncoder against recorded upstream streams", () => {
     expect(encodeSteps(events, { ...CTX, model }).join("")).toBe(withoutPings(recorded));
   });
 });
+
+test("every kind of delta, on blocks past the first 64 as on the first, is the event JSON.stringify writes", () => {
+  const events: StreamEvent[] = [{ type: "start", id: "msg_1", model: "m" }];
+  const expected: string[] = [];
+  const kinds = [
+    { block: { type: "text" }, delta: (index: number) => ({ type: "text_delta", index, text: `plain ${index}` }), wire: (i: number) => ({ type: "text_delta", text: `plain ${i}` }) },
+    { block: { type: "thinking" }, delta: (index: number) => ({ type: "thinking_delta", index, text: `"quoted" ${index}` }), wire: (i: number) => ({ type: "thinking_delta", thinking: `"quoted" ${i}` }) },
+    { block: { type: "tool_call", id: "call_1", name: "f" }, delta: (index: number) => ({ type: "tool_args_delta", index, fragment: `{"n":${index}}` }), wire: (i: number) => ({ type: "input_json_delta", partial_json: `{"n":${i}}` }) },
+  ] as const;
+  for (let index = 0; index < 70; index++) {
+    const kind = kinds[index % kinds.length]!;
+    events.push({ type: "block_start", index, block: kind.block } as StreamEvent, kind.delta(index) as StreamEvent);
+    if (kind.block.type === "thinking") events.push({ type: "signature_delta", index, signature: `sig${index}` });
+    events.push({ type: "block_stop", index });
+    expected.push(JSON.stringify({ type: "content_block_delta", index, delta: kind.wire(index) }));
+    if (kind.block.type === "thinking") expected.push(JSON.stringify({ type: "content_block_delta", index, delta: { type: "signature_delta", signature: `sig${index}` } }));
+  }
+  const deltas = splitSse(encode(events)).filter((e) => e.event === "content_block_delta");
+  expect(deltas.map((e) => e.data)).toEqual(expected);
+  expect(deltas.length).toBe(70 + 23);
+});
