@@ -33,6 +33,8 @@ export interface BenchMeta {
   readonly rounds: number;
   /** Seconds of the one-connection pass (0 = not run). */
   readonly latencySec: number;
+  /** Seconds the gateways served the path rows before the first round (0 = not at all). */
+  readonly settleSec: number;
   /** The parts of the run (`--sections`). */
   readonly sections: readonly BenchSection[];
   /** Minutes of the soak, when it ran. */

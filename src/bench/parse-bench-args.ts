@@ -27,6 +27,12 @@ export interface BenchArgs {
   /** Seconds of the one-connection pass (p50/p99 without queueing; 0 = skip it). */
   readonly latencySec: number;
   readonly warmupRequests: number;
+  /**
+   * Seconds of load on the gateways' path rows, in turn, before the first round (0 = none): the
+   * rounds then measure code compiled as in an instance that has served for a while, not the
+   * compilers' first minute, which a long-running gateway pays once.
+   */
+  readonly settleSec: number;
   readonly formats: readonly BenchFormat[];
   readonly modes: readonly BenchMode[];
   readonly targets: readonly BenchTarget[];
@@ -58,8 +64,8 @@ export interface BenchArgs {
 
 /** What `--full` changes; every value can still be set by its own flag. */
 export const PROFILES = {
-  quick: { durationSec: 2, latencySec: 1, rounds: 3, warmupRequests: 200, formats: ["messages"] as readonly BenchFormat[] },
-  full: { durationSec: 5, latencySec: 2, rounds: 3, warmupRequests: 300, formats: FORMAT_NAMES as readonly BenchFormat[] },
+  quick: { durationSec: 2, latencySec: 1, rounds: 3, warmupRequests: 200, settleSec: 0, formats: ["messages"] as readonly BenchFormat[] },
+  full: { durationSec: 5, latencySec: 2, rounds: 3, warmupRequests: 300, settleSec: 30, formats: FORMAT_NAMES as readonly BenchFormat[] },
 } as const;
 
 /** The quick form leaves out the two that take minutes of their own. */
@@ -79,6 +85,9 @@ export const USAGE = `usage: bun run bench [options]
   --rounds <n>            interleaved rounds; the report shows medians (default 3)
   --connections <n>       connections of the loaded pass (default 32)
   --warmup <n>            unmeasured requests per scenario first (default 200; --full 300)
+  --settle <s>            seconds of load on the gateways' path rows, in turn, before the first round, so the rounds
+                          find the gateway's code compiled as a running instance has it (default 0; --full 30);
+                          the compilers take 30-40 s of mixed traffic to settle, more than the quick form can spend
   --formats <list>        client formats of the path rows: ${FORMAT_NAMES.join(",")} (default messages; --full all)
   --modes <list>          ${MODE_NAMES.join(",")} (default all)
   --targets <list>        ${TARGET_NAMES.join(",")} (default bare,gateway,cross; --full adds direct,cached; baseline with --baseline)
@@ -162,6 +171,7 @@ const OPTIONS = {
   connections: { type: "string", default: "32" },
   latency: { type: "string" },
   warmup: { type: "string" },
+  settle: { type: "string" },
   formats: { type: "string" },
   modes: { type: "string" },
   targets: { type: "string" },
@@ -209,6 +219,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     connections: positive("connections", values.connections, true),
     latencySec,
     warmupRequests: values.warmup === undefined ? profile.warmupRequests : positive("warmup", values.warmup, true),
+    settleSec: values.settle === undefined ? profile.settleSec : values.settle === "0" ? 0 : positive("settle", values.settle, true),
     formats: list("formats", values.formats, FORMAT_NAMES, profile.formats),
     modes: list("modes", values.modes, MODE_NAMES, MODE_NAMES),
     targets: targets(values.targets, full, baselineDir !== undefined),

@@ -35,7 +35,7 @@ export function formatMeta(meta: BenchMeta): string {
   const baseline = meta.baseline === undefined ? "" : ` · baseline ${meta.baseline.dir}${env.join("")}`;
   // The passes and rounds of the scenarios, when any ran; the soak's length, when it did.
   const scenarios = meta.sections.some((s) => s === "paths" || s === "bodies" || s === "long-stream")
-    ? ` · ${meta.connections} connections ${meta.durationSec}s + 1 connection ${meta.latencySec}s per scenario · median of ${meta.rounds} interleaved rounds`
+    ? `${meta.settleSec > 0 ? ` · ${meta.settleSec}s settling first` : ""} · ${meta.connections} connections ${meta.durationSec}s + 1 connection ${meta.latencySec}s per scenario · median of ${meta.rounds} interleaved rounds`
     : "";
   const soak = meta.sections.includes("soak") ? ` · a ${meta.soakMinutes}-minute soak at ${meta.connections} connections` : "";
   return `${meta.profile} · gateway on ${database} · tool ${meta.tool}${scenarios}${soak} · Bun ${meta.bunVersion} · nproc ${meta.nproc}${others}${baseline}${took}`;

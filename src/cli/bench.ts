@@ -13,10 +13,10 @@ import { measurePgliteFloor, type PgliteFloor } from "../bench/measure-pglite-fl
 import { BenchArgsError, parseBenchArgs, USAGE, type BenchArgs } from "../bench/parse-bench-args.ts";
 import { formatMeta, printReport } from "../bench/print-report.ts";
 import { runOpenStreams, type OpenStreamsResult } from "../bench/run-open-streams.ts";
-import { runScenario, type ScenarioOutcome } from "../bench/run-scenario.ts";
+import { runScenario, settleTargets, type ScenarioOutcome } from "../bench/run-scenario.ts";
 import { runSoak, type SoakResult } from "../bench/run-soak.ts";
 import { hasWrk } from "../bench/run-wrk.ts";
-import { buildBodyScenarios, buildLongStreamScenarios, buildScenarios, buildSoakScenarios, type BenchTarget, type Scenario } from "../bench/scenarios.ts";
+import { buildBodyScenarios, buildLongStreamScenarios, buildScenarios, buildSoakScenarios, isGatewayTarget, type BenchTarget, type Scenario } from "../bench/scenarios.ts";
 import { startProcesses, type BenchProcesses } from "../bench/start-processes.ts";
 import { openDatabase } from "../db/client.ts";
 import { answerInfoFlags } from "../ops/answer-info-flags.ts";
@@ -63,6 +63,12 @@ function planScenarios(args: BenchArgs, processes: BenchProcesses): Scenario[] {
 /** Rounds interleave the scenarios over time, so a burst of outside load hits each of them alike. */
 async function runRounds(args: BenchArgs, tool: "wrk" | "builtin", scriptDir: string, group: ChildGroup, processes: BenchProcesses, scenarios: readonly Scenario[]): Promise<ScenarioOutcome[][]> {
   const rounds: ScenarioOutcome[][] = scenarios.map(() => []);
+  const settling = scenarios.filter((s) => s.kind === "path" && isGatewayTarget(s.target));
+  if (args.settleSec > 0 && settling.length > 0) {
+    say(`settling: ${args.settleSec}s of load on ${settling.map((s) => s.id).join(", ")} in turn, not measured`);
+    await settleTargets(settling, args.settleSec, { ...args, tool, scriptDir, group });
+    group.assertAlive();
+  }
   for (let round = 1; round <= args.rounds; round++) {
     for (const [i, scenario] of scenarios.entries()) {
       say(`round ${round}/${args.rounds} [${i + 1}/${scenarios.length}] ${scenario.id}`);
@@ -155,6 +161,7 @@ async function bench(args: BenchArgs): Promise<void> {
       durationSec: args.durationSec,
       rounds: args.rounds,
       latencySec: args.latencySec,
+      settleSec: args.sections.includes("paths") ? args.settleSec : 0,
       sections: args.sections,
       soakMinutes: args.soakMinutes,
       bunVersion: Bun.version,

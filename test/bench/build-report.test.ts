@@ -18,6 +18,7 @@ const meta = (database: BenchMeta["database"]): BenchMeta => ({
   durationSec: 2,
   rounds: 3,
   latencySec: 1,
+  settleSec: 0,
   sections: ["paths", "bodies", "long-stream", "memory", "costs"],
   soakMinutes: 10,
   bunVersion: "1.4.5",
@@ -143,6 +144,10 @@ describe("buildReport: the path rows", () => {
     const soakOnly = buildReport({ meta: { ...meta("postgres"), sections: ["soak"], soakMinutes: 7 }, measured: [] });
     expect(formatReport(soakOnly)).toContain("quick · gateway on Postgres + Redis · tool wrk · a 7-minute soak at 32 connections · Bun 1.4.5");
     expect(formatReport(soakOnly)).not.toContain("per scenario");
+    // Settling load before the first round is named, as it changes what the rounds measure.
+    expect(formatReport(report)).not.toContain("settling");
+    const settled = buildReport({ meta: { ...meta("pglite"), settleSec: 30 }, measured: PATHS });
+    expect(formatReport(settled)).toContain("quick · gateway on PGlite · tool wrk · 30s settling first · 32 connections 2s");
   });
 
   test("the header names the baseline checkout and the environment it was given", () => {

@@ -14,6 +14,7 @@ describe("parseBenchArgs", () => {
       rounds: 3,
       connections: 32,
       warmupRequests: 200,
+      settleSec: 0,
       formats: ["messages"],
       modes: ["json", "stream"],
       targets: ["bare", "gateway", "cross"],
@@ -31,6 +32,7 @@ describe("parseBenchArgs", () => {
       durationSec: 5,
       latencySec: 2,
       warmupRequests: 300,
+      settleSec: 30,
       formats: ["messages", "chat", "responses"],
       targets: ["direct", "bare", "gateway", "cross", "cached"],
       sections: ["paths", "bodies", "long-stream", "memory", "costs", "soak", "open-streams"],
@@ -44,6 +46,8 @@ describe("parseBenchArgs", () => {
     [["--full", "--duration", "3"], { full: true, durationSec: 3 }],
     [["--latency", "0", "--sections", "paths,long-stream"], { latencySec: 0, sections: ["paths", "long-stream"] }],
     [["--rounds", "5"], { rounds: 5 }],
+    [["--settle", "40"], { settleSec: 40 }],
+    [["--full", "--settle", "0"], { full: true, settleSec: 0 }],
     [["--connections", "64"], { connections: 64 }],
     [["--formats", "responses,messages"], { formats: ["messages", "responses"] }],
     [["--modes", "stream"], { modes: ["stream"] }],
@@ -65,6 +69,7 @@ describe("parseBenchArgs", () => {
     // wrk takes whole seconds.
     [["--duration", "2.5"], /--duration: expected a positive integer/],
     [["--latency", "0.5"], /--latency/],
+    [["--settle", "2.5"], /--settle: expected a positive integer/],
     // The big conversations have no pass but the one-connection one (wrk refused -d0s after the setup).
     [["--latency", "0"], /--latency 0: the big conversations \(bodies\)/],
     [["--latency", "0", "--sections", "bodies"], /leave them out with --sections/],

@@ -1,0 +1,54 @@
+import { afterEach, expect, test } from "bun:test";
+import { createChildGroup } from "../../src/bench/child-group.ts";
+import { settleTargets } from "../../src/bench/run-scenario.ts";
+import type { Scenario } from "../../src/bench/scenarios.ts";
+
+const servers: ReturnType<typeof Bun.serve>[] = [];
+afterEach(() => {
+  for (const server of servers.splice(0)) server.stop(true);
+});
+
+/** A server that counts the requests it answers. */
+function countingServer(): { url: string; count: () => number } {
+  let count = 0;
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(request) {
+      await request.text();
+      count++;
+      return Response.json({ ok: true });
+    },
+  });
+  servers.push(server);
+  return { url: `http://127.0.0.1:${server.port}/v1/messages`, count: () => count };
+}
+
+const scenarioFor = (id: string, url: string): Scenario => ({
+  id,
+  kind: "path",
+  bodyCase: "",
+  format: "messages",
+  mode: "json",
+  target: "gateway",
+  url,
+  headers: { "content-type": "application/json" },
+  body: "{}",
+  passes: ["load"],
+  warmupRequests: 1,
+});
+
+test("settling loads every scenario in turn, and ends once its time has passed", async () => {
+  const first = countingServer();
+  const second = countingServer();
+  const group = createChildGroup();
+  await settleTargets([scenarioFor("a", first.url), scenarioFor("b", second.url)], 2, { tool: "builtin", connections: 2, scriptDir: "/tmp", group });
+  expect(first.count()).toBeGreaterThan(0);
+  expect(second.count()).toBeGreaterThan(0);
+});
+
+test("no time to settle: no request at all", async () => {
+  const server = countingServer();
+  await settleTargets([scenarioFor("a", server.url)], 0, { tool: "builtin", connections: 2, scriptDir: "/tmp", group: createChildGroup() });
+  expect(server.count()).toBe(0);
+});
