@@ -56,7 +56,8 @@ export async function routeRequest(
   const apis = requiredApis(format, request);
   let decision: RoutingDecision;
   try {
-    decision = await decideRoute(routing, { principal, tier, request, format, apis, sessionId: readSessionId(headers, request), pinRead });
+    // The pin read ahead holds the conversation's key: the session headers are read only without it.
+    decision = await decideRoute(routing, { principal, tier, request, format, apis, sessionId: pinRead ? undefined : readSessionId(headers, request), pinRead });
   } catch (error) {
     throw apis && error instanceof GatewayError && error.code === "no_model_available" ? choicesUnavailable(tier) : error;
   }

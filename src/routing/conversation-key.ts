@@ -31,10 +31,13 @@ function firstUserText(request: CanonicalRequest): string {
  */
 export function conversationKey(accountId: string, tier: Tier, request: CanonicalRequest, sessionId: string | undefined): string {
   if (request.previousResponseId) return responseConversationKey(accountId, tier, request.previousResponseId);
-  const system = request.system
-    .filter((part) => !VOLATILE_SYSTEM.test(part.text))
-    .map((part) => part.text)
-    .join("\n");
+  let system = "";
+  let first = true;
+  for (const part of request.system) {
+    if (VOLATILE_SYSTEM.test(part.text)) continue;
+    system = first ? part.text : `${system}\n${part.text}`;
+    first = false;
+  }
   return hashKey(["conv", accountId, tier, keyText(system), keyText(firstUserText(request)), sessionId ?? ""]);
 }
 

@@ -81,8 +81,12 @@ export interface RoutingDecision {
   recordOutcome(modelThatAnswered: string, options?: RecordOutcomeOptions): Promise<void>;
 }
 
+/** The shape conditions read no text feature; a rule context needs the function all the same. */
+const NO_FEATURES = Object.freeze({ code: false, stackTrace: false, diff: false });
+const noFeatures = (): typeof NO_FEATURES => NO_FEATURES;
+
 function decisionKey(routing: Routing, tier: Tier, signals: TaskSignals): string {
-  const context = { signals, features: () => ({ code: false, stackTrace: false, diff: false }), smallestContext: smallestContext(routing.config, tier) };
+  const context = { signals, features: noFeatures, smallestContext: smallestContext(routing.config, tier) };
   // The shape conditions go into the key as one bit per rule, so the same text in a differently
   // shaped request (tools, images, size) is classified on its own.
   let shape = "";

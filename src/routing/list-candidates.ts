@@ -45,12 +45,17 @@ export interface ListCandidatesInput {
  * the capable ones are returned anyway: trying beats refusing outright.
  */
 export function listCandidates(input: ListCandidatesInput): Candidate[] {
-  const order = [input.chosen, ...input.pool.filter((name) => name !== input.chosen)];
+  const { chosen, pool, models, needs, isAvailable } = input;
+  // Loops, not a spread and two filters: this runs on every request, mostly over a pool of one or two.
   const capable: Candidate[] = [];
-  for (const name of order) {
-    const model = input.models[name];
-    if (model && whyUnfit(model, input.needs) === null) capable.push({ name, model });
-  }
-  const available = input.isAvailable ? capable.filter((c) => input.isAvailable!(c.name)) : capable;
+  const add = (name: string): void => {
+    const model = models[name];
+    if (model && whyUnfit(model, needs) === null) capable.push({ name, model });
+  };
+  add(chosen);
+  for (let i = 0; i < pool.length; i++) if (pool[i] !== chosen) add(pool[i]!);
+  if (!isAvailable) return capable;
+  const available: Candidate[] = [];
+  for (let i = 0; i < capable.length; i++) if (isAvailable(capable[i]!.name)) available.push(capable[i]!);
   return available.length > 0 ? available : capable;
 }

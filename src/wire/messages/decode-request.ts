@@ -100,11 +100,11 @@ function decodeSampling(body: JsonObject): Sampling {
   const temperature = optionalNumber(body.temperature, "temperature");
   const topP = optionalNumber(body.top_p, "top_p");
   const topK = optionalNumber(body.top_k, "top_k");
-  return {
-    ...(temperature !== undefined ? { temperature } : {}),
-    ...(topP !== undefined ? { topP } : {}),
-    ...(topK !== undefined ? { topK } : {}),
-  };
+  const sampling: { -readonly [K in keyof Sampling]: Sampling[K] } = {};
+  if (temperature !== undefined) sampling.temperature = temperature;
+  if (topP !== undefined) sampling.topP = topP;
+  if (topK !== undefined) sampling.topK = topK;
+  return sampling;
 }
 
 function decodeStop(value: unknown): string[] {
@@ -116,7 +116,8 @@ function decodeStop(value: unknown): string[] {
 /** Fields with no canonical place, by wire name; `output_config` keeps only what was not read. */
 function collectExtra(body: JsonObject, outputConfig: JsonObject | undefined): Record<string, unknown> {
   const extra: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) if (!READ_FIELDS.has(key)) extra[key] = value;
+  // for…in, not Object.entries: no pair array per member of every request's body.
+  for (const key in body) if (!READ_FIELDS.has(key)) extra[key] = body[key];
   if (outputConfig) {
     const { effort: _effort, format: _format, ...rest } = outputConfig;
     if (Object.keys(rest).length > 0) extra.output_config = rest;
