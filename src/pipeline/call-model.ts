@@ -138,8 +138,9 @@ async function passThrough(call: ModelCall, name: string, model: ModelConfig, wa
     hideUsageChunk,
     keepChunks: call.collect,
     limits: call.limits,
-    ...(call.beforeLastBytes ? { beforeLastBytes: call.beforeLastBytes } : {}),
-    onEnd: (end) => {
+    beforeLastBytes: call.beforeLastBytes,
+    // Streams only: a JSON answer is reported by the caller once its body is in hand.
+    onEnd: !call.stream ? undefined : (end) => {
       const responseId = call.onResponseId ? api.conversationIds?.readFrom(end.firstEvent) : undefined;
       if (responseId) call.onResponseId!(name, responseId);
       const { usage, startUsage } = end;
@@ -191,7 +192,7 @@ async function translate(call: ModelCall, name: string, model: ModelConfig, want
     clientApi: wireApi(call.format),
     encode,
     limits: call.limits,
-    ...(call.beforeLastBytes ? { beforeLastBytes: call.beforeLastBytes } : {}),
+    beforeLastBytes: call.beforeLastBytes,
     onStreamEnd: remember
       ? (outcome) => {
           if (outcome.response) {

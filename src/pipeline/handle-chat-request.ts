@@ -27,7 +27,7 @@ import type { GatewayDeps } from "./gateway-deps.ts";
 import { newRequestId } from "./new-request-id.ts";
 import { readJsonBodyWithText, type ReadJsonBody } from "./read-json-body.ts";
 import { renderError, toGatewayError } from "./render-error.ts";
-import { readRequestPin, routeRequest } from "./route-request.ts";
+import { readRequestPin, routeRequest, type Route } from "./route-request.ts";
 import type { PinRead } from "../routing/decide-route.ts";
 import { routerHeaders } from "./router-headers.ts";
 import { trackRequest, type RequestTracker } from "./track-request.ts";
@@ -211,7 +211,12 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
   const { format, api, requestId, tier, track, lease, deps, span, decode } = s;
   const { fields } = track;
   const routing = span.child("routing", { "routelane.tier": tier });
-  const route = await routeRequest(deps, format, s.request.headers, s.principal, tier, decode, s.pinRead).finally(() => routing.end());
+  let route: Route;
+  try {
+    route = await routeRequest(deps, format, s.request.headers, s.principal, tier, decode, s.pinRead);
+  } finally {
+    routing.end();
+  }
   fields.source = route.source;
   if (route.taskClass) fields.taskClass = route.taskClass;
   // An error before any model was called (every breaker open) names none: `x-router-model` is the model that answered.
@@ -229,11 +234,14 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
     client: s.request,
     timeoutMs: deps.config.upstreamTimeoutMs,
     limits: upstreamLimits(deps),
-    beforeLastBytes: (ended) => {
-      // A normal end's tokens are final now: counted here, they settle with the slot in one call.
-      if (ended) billed = chargeEndedStream(s, billStreamUsage(ended, () => countInput(decode)));
-      return lease.release();
-    },
+    // Streams only (a JSON answer frees the slot below, once its body is in hand).
+    beforeLastBytes: !s.stream
+      ? undefined
+      : (ended) => {
+          // A normal end's tokens are final now: counted here, they settle with the slot in one call.
+          if (ended) billed = chargeEndedStream(s, billStreamUsage(ended, () => countInput(decode)));
+          return lease.release();
+        },
     body: s.body,
     sent: s.read.sent,
     canonical: decode,
@@ -274,7 +282,7 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
   thinkingLeftOut = answered.thinkingLeftOut;
   fields.attempts = attempts;
   fields.effort = answer.effort;
-  fields.warnings.push(...answer.warnings);
+  for (const warning of answer.warnings) fields.warnings.push(warning);
   answeredHeaders = routerHeaders(format, requestId, tier, candidate.name, answer.effort, route.source);
   // A later `previous_response_id` names this answer: pin under its id too (a stream's is pinned
   // at its end, by `onResponseId`).
@@ -283,8 +291,8 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
   const headers: Record<string, string> = { ...lease.headers, ...answeredHeaders, "content-type": answer.contentType };
   if (s.stream) headers["cache-control"] = "no-cache";
   // What a translated answer held that the caller's format cannot (docs/translation.md).
-  const dropped = droppedKinds(answer.warnings);
-  if (dropped.length > 0) headers["x-router-warning"] = `dropped, no ${format} counterpart: ${dropped.join(", ")}`;
+  const dropped = answer.warnings.length > 0 ? droppedKinds(answer.warnings) : undefined;
+  if (dropped && dropped.length > 0) headers["x-router-warning"] = `dropped, no ${format} counterpart: ${dropped.join(", ")}`;
   setHeaders(headers);
   track.markFirstByte();
   if (!s.stream) {
