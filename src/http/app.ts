@@ -42,10 +42,19 @@ export interface AppOps {
 
 type Handler = (request: Request, span: TraceSpan, connection: ClientConnection) => Promise<Response>;
 
-/** The request's connection on the Bun server (absent outside one, as in tests that call the app directly). */
-function connectionOf(server: Server<unknown> | null, request: Request): ClientConnection {
-  return { idleTimeout: (seconds) => server?.timeout(request, seconds) };
+/** The request's connection on the Bun server (absent outside one, as in tests that call the app directly): one object a request, no closure. */
+class ServerConnection implements ClientConnection {
+  constructor(
+    private readonly server: Server<unknown> | null,
+    private readonly request: Request,
+  ) {}
+
+  idleTimeout(seconds: number): void {
+    this.server?.timeout(this.request, seconds);
+  }
 }
+
+const connectionOf = (server: Server<unknown> | null, request: Request): ClientConnection => new ServerConnection(server, request);
 
 /** Notes a stream's start (in-flight gauge) and opens the request span when tracing is on. */
 function served(ops: AppOps, name: string, handler: Handler): (ctx: { request: Request; server: Server<unknown> | null }) => Promise<Response> {

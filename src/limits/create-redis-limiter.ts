@@ -56,14 +56,22 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
   let sequence = 0;
 
   const base = (accountId: string) => `${keyPrefix}limits:{${accountId}}`;
+  /** The month's window, made again only when a request falls outside it (not a Date and a name a request). */
+  let currentMonth = monthWindow(now());
+  const monthKey = (at: number): string => {
+    if (at < currentMonth.start || at >= currentMonth.end) currentMonth = monthWindow(at);
+    return currentMonth.key;
+  };
   const monthKeys = (accountId: string, at: number) => {
-    const key = monthWindow(at).key;
-    return [`${base(accountId)}:tokens:${key}`, `${base(accountId)}:tokens-loaded:${key}`] as const;
+    const key = monthKey(at);
+    const slot = base(accountId);
+    return [`${slot}:tokens:${key}`, `${slot}:tokens-loaded:${key}`] as const;
   };
   /** A key's spend counter and its marker, in its account's slot. */
   const spendKeys = (accountId: string, keyId: string, at: number) => {
-    const month = monthWindow(at).key;
-    return [`${base(accountId)}:key:${keyId}:spend:${month}`, `${base(accountId)}:key:${keyId}:spend-loaded:${month}`] as const;
+    const month = monthKey(at);
+    const slot = base(accountId);
+    return [`${slot}:key:${keyId}:spend:${month}`, `${slot}:key:${keyId}:spend-loaded:${month}`] as const;
   };
   /** Keys with a spend cap seen by this process: only theirs are counted (one command a request otherwise). */
   const cappedKeys = new Set<string>();
@@ -158,15 +166,16 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
     if (spendCap !== null && subject.keyId !== undefined) cappedKeys.add(`${accountId}\n${subject.keyId}`);
     const at = now();
     const id = `${instance}:${(sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER)}`;
-    const rpmKey = `${base(accountId)}:rpm`;
-    const concKey = `${base(accountId)}:conc`;
+    const slot = base(accountId);
+    const rpmKey = `${slot}:rpm`;
+    const concKey = `${slot}:conc`;
     const [counter, marker] = monthKeys(accountId, at);
     // A key without limits of its own names three keys the script never touches: no month to compute.
     const keyed = subject.keyLimits != null;
     const [spendCounter, spendMarker] = keyed ? spendKeys(accountId, keyId, at) : [rpmKey, rpmKey];
     const reply = asNumbers(
       await acquireScript(
-        [rpmKey, concKey, counter, marker, keyed ? `${base(accountId)}:key:${keyId}:rpm` : rpmKey, spendCounter, spendMarker],
+        [rpmKey, concKey, counter, marker, keyed ? `${slot}:key:${keyId}:rpm` : rpmKey, spendCounter, spendMarker],
         [
           limits.requestsPerMinute ?? -1,
           limits.concurrentRequests ?? -1,

@@ -12,12 +12,16 @@ const isNoScript = (err: unknown) => err instanceof Error && err.message.include
 export function createScriptRunner(send: RedisSend, source: string): ScriptRunner {
   const sha = new Bun.CryptoHasher("sha1").update(source).digest("hex");
   return async (keys, args) => {
-    const argv = [String(keys.length), ...keys, ...args.map(String)];
+    // One array, the SHA first (the source takes its place on a retry): not four a call.
+    const command = [sha, String(keys.length)];
+    for (const key of keys) command.push(key);
+    for (const arg of args) command.push(String(arg));
     try {
-      return await send("EVALSHA", [sha, ...argv]);
+      return await send("EVALSHA", command);
     } catch (err) {
-      if (isNoScript(err)) return send("EVAL", [source, ...argv]);
-      throw err;
+      if (!isNoScript(err)) throw err;
+      command[0] = source;
+      return send("EVAL", command);
     }
   };
 }

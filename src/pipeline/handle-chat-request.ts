@@ -67,6 +67,8 @@ export interface ClientConnection {
   idleTimeout(seconds: number): void;
 }
 
+const noHeaders = (): Record<string, string> => ({});
+
 /** Bun's largest idle timeout. */
 const MAX_IDLE_SECONDS = 255;
 
@@ -91,7 +93,8 @@ interface CacheSlot {
  */
 export async function handleChatRequest(format: WireFormat, request: Request, deps: GatewayDeps, span: TraceSpan, connection?: ClientConnection): Promise<Response> {
   const requestId = newRequestId();
-  let headers: Record<string, string> = {};
+  // The headers an error answer carries, built only if one is rendered (most requests never need them).
+  let errorHeaders = noHeaders;
   let stream = false;
   let lease = NO_LEASE;
   const track = trackRequest(deps.observe, requestId, format, () => stream);
@@ -118,16 +121,17 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     const slot = smartPlus ? undefined : cacheSlot({ deps, request, api, body, principal, format, read });
     // Only a request that will be served is counted: a refused body or tier costs no limit.
     lease = await acquireLease(deps, principal);
-    headers = { ...lease.headers };
+    const leaseHeaders = lease.headers;
+    errorHeaders = () => leaseHeaders;
     const served: Served = { format, api, request, span, deps, requestId, track, lease, principal, body, read, tier, stream, decode, pinRead };
-    if (smartPlus) return await smartPlusTurn(served, headers);
-    const hit = slot?.found !== undefined ? await serveFromCache(served, slot.found, headers) : null;
+    if (smartPlus) return await smartPlusTurn(served, leaseHeaders);
+    const hit = slot?.found !== undefined ? await serveFromCache(served, slot.found, leaseHeaders) : null;
     if (hit) return hit;
-    return await answerFromModels(served, slot, (next) => (headers = next));
+    return await answerFromModels(served, slot, (next) => (errorHeaders = next));
   } catch (error) {
     // An error body is a whole answer: the slot is free before it goes out.
     await lease.release();
-    const response = renderError(error, format, requestId, headers);
+    const response = renderError(error, format, requestId, errorHeaders());
     const failure = toGatewayError(error);
     track.finish(response.status, { errorType: failure.type, ...(failure.status === 499 ? { clientAborted: true } : {}) });
     return response;
@@ -148,8 +152,16 @@ function countInput(decode: () => Converted<CanonicalRequest>): number {
 /** The upstream limits of the config in use. */
 function upstreamLimits(deps: GatewayDeps): UpstreamLimits {
   const { config } = deps;
-  return { keepaliveMs: config.streamKeepaliveMs, idleMs: config.streamIdleTimeoutMs, maxEventBytes: config.maxUpstreamEventBytes, maxBodyBytes: config.maxUpstreamBodyBytes };
+  let limits = limitsOfConfig.get(config);
+  if (!limits) {
+    limits = { keepaliveMs: config.streamKeepaliveMs, idleMs: config.streamIdleTimeoutMs, maxEventBytes: config.maxUpstreamEventBytes, maxBodyBytes: config.maxUpstreamBodyBytes };
+    limitsOfConfig.set(config, limits);
+  }
+  return limits;
 }
+
+/** Made once per config (a reload brings a new one), not once a request. */
+const limitsOfConfig = new WeakMap<GatewayDeps["config"], UpstreamLimits>();
 
 async function smartPlusTurn(s: Served, headers: Record<string, string>): Promise<Response> {
   s.track.fields.source = "smartplus";
@@ -207,7 +219,7 @@ async function serveFromCache(s: Served, found: Exclude<CacheSlot["found"], unde
 }
 
 /** Routes the request and calls the candidates; `setHeaders` keeps the caller's error headers current. */
-async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeaders: (headers: Record<string, string>) => void): Promise<Response> {
+async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeaders: (headers: () => Record<string, string>) => void): Promise<Response> {
   const { format, api, requestId, tier, track, lease, deps, span, decode } = s;
   const { fields } = track;
   const routing = span.child("routing", { "routelane.tier": tier });
@@ -220,7 +232,7 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
   fields.source = route.source;
   if (route.taskClass) fields.taskClass = route.taskClass;
   // An error before any model was called (every breaker open) names none: `x-router-model` is the model that answered.
-  setHeaders({ ...lease.headers, ...routerHeaders(format, requestId, tier, undefined, undefined, route.source) });
+  setHeaders(() => ({ ...lease.headers, ...routerHeaders(format, requestId, tier, undefined, undefined, route.source) }));
   const store = slot?.store ? slot : undefined;
   let answeredHeaders: Record<string, string> = {};
   /** The usage of a stream that ended normally, billed and counted before its last bytes. */
@@ -273,7 +285,7 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
       fields.attempts = (fields.attempts ?? 0) + 1;
       fields.model = report.candidate.name;
       // Should no model answer, the error names the one tried last.
-      if (report.error && !report.retrying) setHeaders({ ...lease.headers, ...routerHeaders(format, requestId, tier, report.candidate.name, report.candidate.effort, route.source) });
+      if (report.error && !report.retrying) setHeaders(() => ({ ...lease.headers, ...routerHeaders(format, requestId, tier, report.candidate.name, report.candidate.effort, route.source) }));
       deps.metrics?.upstreamAttempt(report.candidate.name, report.error ? "error" : "ok");
       if (report.error?.retryable && !report.retrying) deps.metrics?.failover(report.candidate.name);
     },
@@ -293,7 +305,7 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
   // What a translated answer held that the caller's format cannot (docs/translation.md).
   const dropped = answer.warnings.length > 0 ? droppedKinds(answer.warnings) : undefined;
   if (dropped && dropped.length > 0) headers["x-router-warning"] = `dropped, no ${format} counterpart: ${dropped.join(", ")}`;
-  setHeaders(headers);
+  setHeaders(() => headers);
   track.markFirstByte();
   if (!s.stream) {
     // The whole body goes out at once: the request is reported and its slot freed before it does

@@ -43,7 +43,8 @@ export interface RedisLink {
 /** A command waiting for the end of the turn (see `send`), then for its reply. */
 interface Queued {
   readonly command: string;
-  readonly args: string[];
+  /** As the caller gave them: every caller builds a command's arguments for it alone. */
+  readonly args: readonly string[];
   readonly resolve: (reply: unknown) => void;
   readonly reject: (err: unknown) => void;
   /** Answered, failed or past its deadline: whichever came first settled it. */
@@ -167,7 +168,7 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
         if (settle(entry)) entry.reject(unavailable(err));
       };
       try {
-        target.send(entry.command, entry.args).then(answered, failed);
+        target.send(entry.command, entry.args as string[]).then(answered, failed);
       } catch (err) {
         failed(err);
       }
@@ -176,7 +177,7 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
   const enqueue = (command: string, args: readonly string[]): Promise<unknown> =>
     new Promise((resolve, reject) => {
       if (queued.length === 0) setImmediate(sendQueued);
-      queued.push({ command, args: [...args], resolve, reject, settled: false });
+      queued.push({ command, args, resolve, reject, settled: false });
     });
 
   async function connectThenSend(command: string, args: readonly string[]): Promise<unknown> {
