@@ -67,6 +67,7 @@ export interface ClientConnection {
   idleTimeout(seconds: number): void;
 }
 
+/** An error before the plan slot is held carries no headers of the gateway's own. */
 const noHeaders = (): Record<string, string> => ({});
 
 /** Bun's largest idle timeout. */
