@@ -103,6 +103,16 @@ describe("sendToClient and the write it makes", () => {
     expect(link.writing).toBe(false);
   });
 
+  test("a stream's last write is written and left for the response's end to send: no flush, whether it waited or not", async () => {
+    const { controller, written, flushes } = recorder((piece) => piece === "waits");
+    const link = newClientLink();
+    expect(sendToClient(link, controller, "data: last\n\n", false)).toBe(true);
+    expect(await sendToClient(link, controller, "waits", false)).toBe(true);
+    expect(written).toEqual(["data: last\n\n", "waits"]);
+    expect(flushes()).toBe(0);
+    expect(link.writing).toBe(false);
+  });
+
   test("a write that waits: the answer is a promise, and the flush follows once the client has taken it", async () => {
     const { controller, written, flushes } = recorder((piece) => piece === "b");
     const link = newClientLink();

@@ -334,7 +334,8 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
         // Complete: the upstream has ended, every event is read, and these are the tokens `report` passes.
         await beforeLastBytes(complete ? endedTokens() : undefined);
         noteSent(out);
-        if (!(await sendToClient(link, controller, out))) return report(true);
+        // Not flushed: the response's end, right after, sends it with the closing chunk (one write, not two).
+        if (!(await sendToClient(link, controller, out, false))) return report(true);
       }
       if (last?.kind === "end") return report(false, last.failure);
       if (complete) return report(false);

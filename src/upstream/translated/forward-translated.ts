@@ -290,7 +290,8 @@ function pipeTranslation(t: Translation, first: StreamEvent[], request: Translat
       const text = encodeEvents(t, events, format);
       // A finish without an error ends the stream normally: after it nothing is decoded or counted.
       if (t.outcome.ended) await beforeLastBytes(t.outcome.error === undefined ? endedTokens(t) : undefined);
-      const sending = sendToClient(link, controller, text);
+      // The last write is not flushed: the response's end, right after, sends it with the closing chunk.
+      const sending = sendToClient(link, controller, text, !t.outcome.ended);
       if (!(sending instanceof Promise ? await sending : sending)) break;
       if (t.outcome.ended) {
         // The client has the whole answer: leaving now is no abort.
