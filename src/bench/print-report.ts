@@ -25,6 +25,8 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>
 /** Past this share of the CPU taken by other programs during the run, its numbers are labelled skewed. */
 const BUSY_SHARE = 0.1;
 
+const connectionsText = (n: number): string => `${n} connection${n === 1 ? "" : "s"}`;
+
 export function formatMeta(meta: BenchMeta): string {
   const share = meta.otherCpuShare;
   const others =
@@ -35,9 +37,9 @@ export function formatMeta(meta: BenchMeta): string {
   const baseline = meta.baseline === undefined ? "" : ` · baseline ${meta.baseline.dir}${env.join("")}`;
   // The passes and rounds of the scenarios, when any ran; the soak's length, when it did.
   const scenarios = meta.sections.some((s) => s === "paths" || s === "bodies" || s === "long-stream")
-    ? `${meta.settleSec > 0 ? ` · ${meta.settleSec}s settling first` : ""} · ${meta.connections} connections ${meta.durationSec}s + 1 connection ${meta.latencySec}s per scenario · median of ${meta.rounds} interleaved rounds`
+    ? `${meta.settleSec > 0 ? ` · ${meta.settleSec}s settling first` : ""} · ${connectionsText(meta.connections)} ${meta.durationSec}s + 1 connection ${meta.latencySec}s per scenario · median of ${meta.rounds} interleaved rounds`
     : "";
-  const soak = meta.sections.includes("soak") ? ` · a ${meta.soakMinutes}-minute soak at ${meta.connections} connections` : "";
+  const soak = meta.sections.includes("soak") ? ` · a ${meta.soakMinutes}-minute soak at ${connectionsText(meta.connections)}` : "";
   return `${meta.profile} · gateway on ${database} · tool ${meta.tool}${scenarios}${soak} · Bun ${meta.bunVersion} · nproc ${meta.nproc}${others}${baseline}${took}`;
 }
 
@@ -48,7 +50,9 @@ function pathLabel(row: PathRow): string {
 
 export function formatPaths(rows: readonly PathRow[], connections: number): string[] {
   if (rows.length === 0) return [];
-  const header = ["row", "gw µs/req", "bare µs/req", "ratio", `gw p50/p99 @${connections}`, `bare p50/p99 @${connections}`, "gw p50/p99 @1", "bare p50/p99 @1", "gw peak RSS", "bare RSS", "errors", "CPU", "p99", "RSS"];
+  // At one connection the loaded pass and the one-connection pass would read alike: the loaded one says so.
+  const loaded = connections === 1 ? "@1 loaded" : `@${connections}`;
+  const header = ["row", "gw µs/req", "bare µs/req", "ratio", `gw p50/p99 ${loaded}`, `bare p50/p99 ${loaded}`, "gw p50/p99 @1", "bare p50/p99 @1", "gw peak RSS", "bare RSS", "errors", "CPU", "p99", "RSS"];
   const body = rows.map((r) => [
     pathLabel(r),
     us(r.gateway.load?.cpuUsPerRequest),
@@ -180,7 +184,9 @@ export function formatMemory(m: MemorySection | undefined): string[] {
   }
   // Without the memory section (`--sections paths`) only the peak under load was measured: no line of dashes for the rest.
   const idle = m.gatewayIdleRssBytes === undefined ? "" : `${mb(m.gatewayIdleRssBytes)} idle after start, `;
-  out.push(`  gateway: ${idle}${mb(m.gatewayPeakRssBytes)} peak under the bench's load (target ${m.rss.target}${m.rssLimitBytes === undefined ? "" : `: ${mb(m.rssLimitBytes)}`}) ${mark(m.rss)}`);
+  // With the memory section alone no load ran: the line says so rather than showing a dash for the peak.
+  const peak = m.gatewayPeakRssBytes === undefined ? "no peak under load (no load ran in this run)" : `${mb(m.gatewayPeakRssBytes)} peak under the bench's load`;
+  out.push(`  gateway: ${idle}${peak} (target ${m.rss.target}${m.rssLimitBytes === undefined ? "" : `: ${mb(m.rssLimitBytes)}`}) ${mark(m.rss)}`);
   if (m.firstStartPeakBytes !== undefined) {
     out.push(`  first start from source on an empty data dir (${m.firstStartNote ?? "-"}): peak ${mb(m.firstStartPeakBytes)} (target ${m.firstStart.target}) ${mark(m.firstStart)}`);
   }
@@ -221,7 +227,7 @@ export function formatSoak(soak: SoakSummary | undefined): string[] {
   const body = soak.rows.map((r) => [String(r.minute), String(r.requests), String(r.errors), us(r.cpuUsPerRequest), mb(r.rssMedianBytes), mb(r.rssMaxBytes)]);
   const growth = soak.growth === undefined ? "-" : `${signed(soak.growth * 100, 1)} %`;
   const out = [
-    `soak: ${soak.minutes} minute${soak.minutes === 1 ? "" : "s"} of the path rows' four requests in turn (${soak.passSec} s a pass, ${soak.connections} connections), each request a new conversation; the gateway's RSS read every second`,
+    `soak: ${soak.minutes} minute${soak.minutes === 1 ? "" : "s"} of the path rows' four requests in turn (${soak.passSec} s a pass, ${connectionsText(soak.connections)}), each request a new conversation; the gateway's RSS read every second`,
     ...table(["minute", "requests", "errors", "gw µs/req", "RSS median", "RSS max"], body),
     `  RSS: ${mb(soak.settledRssBytes)} in the minute after the fill, ${mb(soak.endRssBytes)} in the last (${growth}), peak ${mb(soak.peakRssBytes)} · flat: ${soak.flat.target} ${mark(soak.flat)}`,
   ];

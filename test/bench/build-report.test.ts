@@ -144,6 +144,13 @@ describe("buildReport: the path rows", () => {
     const soakOnly = buildReport({ meta: { ...meta("postgres"), sections: ["soak"], soakMinutes: 7 }, measured: [] });
     expect(formatReport(soakOnly)).toContain("quick · gateway on Postgres + Redis · tool wrk · a 7-minute soak at 32 connections · Bun 1.4.5");
     expect(formatReport(soakOnly)).not.toContain("per scenario");
+    // One connection is one connection, in the header as in the soak's line.
+    const single = formatReport(buildReport({ meta: { ...meta("pglite"), connections: 1 }, measured: PATHS }));
+    expect(single).toContain(" · 1 connection 2s + 1 connection 1s per scenario");
+    expect(single).not.toContain("1 connections");
+    // …and the loaded pass's columns are told apart from the one-connection pass's.
+    expect(single).toContain("gw p50/p99 @1 loaded");
+    expect(formatReport(report)).toContain("gw p50/p99 @32");
     // Settling load before the first round is named, as it changes what the rounds measure.
     expect(formatReport(report)).not.toContain("settling");
     const settled = buildReport({ meta: { ...meta("pglite"), settleSec: 30 }, measured: PATHS });
@@ -297,6 +304,9 @@ describe("buildReport: memory and the budget", () => {
     const text = formatReport(report);
     expect(text).toContain("holds 290 MB, 380 MB after 2000 small inserts");
     expect(text).toContain("peak 1050 MB (target ≤ 500 MB) MISS");
+    // The memory section alone ran no load: said in words, where the peak was a dash.
+    expect(text).toContain("gateway: 310 MB idle after start, no peak under load (no load ran in this run)");
+    expect(text).not.toContain("- peak under the bench's load");
   });
 
   const cost = (id: string, part: CostRow["part"], meanUs: number): CostRow => ({ id, part, label: id, meanUs, p50Us: meanUs, p99Us: meanUs, calls: 1, targetP50Us: undefined, note: "", sink: 1 });
