@@ -15,14 +15,16 @@ export const newClientLink = (): ClientLink => ({ writing: false, gone: false, b
 
 /**
  * Writes `chunk` and flushes it, waiting out backpressure; false once the client has gone (it took
- * 0 bytes). A stream's last write is not flushed (`flush` false): the response's end, right after,
- * sends it with the closing chunk. Flushed, the two went out apart: 4.0 against 2.3 sendto calls a
- * request of the bench's same-format stream row, all the gateway's sockets counted. The answer is a plain value when no write had to wait (the usual case), a promise only
+ * 0 bytes). The answer is a plain value when no write had to wait (the usual case), a promise only
  * when one did, for the caller to await then alone: `await` on a plain value still waits a
  * microtask turn, which a stream would pay on every read when a model sends an event a read (the
  * same-format pipe in-process, an event a read: 0.3-2.7 µs an event less at each run's minimum, in
  * eleven alternating runs of eleven). An empty chunk is not written: a write of nothing reads as a
  * client gone.
+ *
+ * A stream's last write passes `flush` false: the response's end, right after, sends it with the
+ * closing chunk. Flushed, the two went out apart (4.0 against 2.3 sendto calls a request on the
+ * bench's same-format stream row, all the gateway's sockets counted).
  */
 export function sendToClient(link: ClientLink, controller: ReadableStreamDirectController, chunk: Uint8Array | string, flush = true): boolean | Promise<boolean> {
   if (chunk.length === 0) return true;
