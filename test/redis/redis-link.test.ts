@@ -137,6 +137,27 @@ describe("the Redis link", () => {
     expect(changes).toHaveLength(1);
   });
 
+  test("setBytes stores the value's bytes as they are, with its TTL, in the turn's batch", async () => {
+    const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+    const admin = new RedisClient(url);
+    link = createRedisLink({ url });
+    const key = `routelane-test:set-bytes:${process.pid}`;
+    // Not UTF-8 (a lone continuation byte, a cut three-byte character): a value decoded on the way would not come back the same.
+    const value = Buffer.concat([Buffer.from("data: "), Buffer.from([0x80, 0xe2, 0x9c]), Buffer.from(" ✓\n")]);
+    try {
+      const [stored, other] = await Promise.all([link.setBytes(key, value, 60_000), link.send("GET", [`${key}:absent`])]);
+      expect(stored).toBe("OK");
+      expect(other).toBeNull();
+      expect(Buffer.from((await admin.getBuffer(key))!).equals(value)).toBe(true);
+      const ttl = Number(await admin.send("PTTL", [key]));
+      expect(ttl).toBeGreaterThan(50_000);
+      expect(ttl).toBeLessThanOrEqual(60_000);
+    } finally {
+      await admin.send("DEL", [key]);
+      admin.close();
+    }
+  });
+
   test("commands sent by the tasks of one event-loop turn reach Redis together, as one read of the server's", async () => {
     // The server's own counts (read, never changed): a command written on its own is a read of its own.
     const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
