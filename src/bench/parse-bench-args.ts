@@ -64,7 +64,7 @@ export interface BenchArgs {
 
 /** What `--full` changes; every value can still be set by its own flag. */
 export const PROFILES = {
-  quick: { durationSec: 2, latencySec: 1, rounds: 3, warmupRequests: 200, settleSec: 0, formats: ["messages"] as readonly BenchFormat[] },
+  quick: { durationSec: 2, latencySec: 1, rounds: 3, warmupRequests: 200, settleSec: 10, formats: ["messages"] as readonly BenchFormat[] },
   full: { durationSec: 5, latencySec: 2, rounds: 3, warmupRequests: 300, settleSec: 30, formats: FORMAT_NAMES as readonly BenchFormat[] },
 } as const;
 
@@ -86,7 +86,7 @@ export const USAGE = `usage: bun run bench [options]
   --connections <n>       connections of the loaded pass (default 32)
   --warmup <n>            unmeasured requests per scenario first (default 200; --full 300)
   --settle <s>            seconds of load on the gateways' path rows, in turn, before the first round, so the rounds
-                          find the gateway's code compiled as a running instance has it (default 0; --full 30);
+                          find the gateway's code compiled as a running instance has it (default 10; --full 30; 0 = none);
                           the compilers take 30-40 s of mixed traffic to settle, more than the quick form can spend
   --formats <list>        client formats of the path rows: ${FORMAT_NAMES.join(",")} (default messages; --full all)
   --modes <list>          ${MODE_NAMES.join(",")} (default all)

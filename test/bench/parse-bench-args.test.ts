@@ -6,7 +6,7 @@ import { BenchArgsError, parseBenchArgs } from "../../src/bench/parse-bench-args
 const CHECKOUT = join(import.meta.dir, "..", "..");
 
 describe("parseBenchArgs", () => {
-  test("no flags: the quick form — Messages clients, short passes, every section but the soak and the open-streams row, PGlite and no Redis", () => {
+  test("no flags: the quick form — Messages clients, short passes, 10 s of settling, every section but the soak and the open-streams row, PGlite and no Redis", () => {
     expect(parseBenchArgs([])).toMatchObject({
       full: false,
       durationSec: 2,
@@ -14,7 +14,7 @@ describe("parseBenchArgs", () => {
       rounds: 3,
       connections: 32,
       warmupRequests: 200,
-      settleSec: 0,
+      settleSec: 10,
       formats: ["messages"],
       modes: ["json", "stream"],
       targets: ["bare", "gateway", "cross"],
@@ -47,6 +47,7 @@ describe("parseBenchArgs", () => {
     [["--latency", "0", "--sections", "paths,long-stream"], { latencySec: 0, sections: ["paths", "long-stream"] }],
     [["--rounds", "5"], { rounds: 5 }],
     [["--settle", "40"], { settleSec: 40 }],
+    [["--settle", "0"], { full: false, settleSec: 0 }],
     [["--full", "--settle", "0"], { full: true, settleSec: 0 }],
     [["--connections", "64"], { connections: 64 }],
     [["--formats", "responses,messages"], { formats: ["messages", "responses"] }],
