@@ -157,7 +157,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
       if (isRaw(answer)) {
         const entry: RawEntry = { raw: answer, headers, storedAt };
         lru.set(key, entry, rawBytes(answer) + key.length, storedAt + ttlMs);
-        if (redis) toL2(key, serialiseRaw(entry));
+        if (redis?.link.up) toL2(key, serialiseRaw(entry));
         return;
       }
       if (!STORABLE.has(answer.stopReason.unified)) return;

@@ -137,7 +137,7 @@ describe("the Redis link", () => {
     expect(changes).toHaveLength(1);
   });
 
-  test("setBytes stores the value's bytes as they are, with its TTL, in the turn's batch", async () => {
+  test("setBytes stores the value's bytes as they are, with its TTL, beside the turn's other commands", async () => {
     const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
     const admin = new RedisClient(url);
     link = createRedisLink({ url });
