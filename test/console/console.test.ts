@@ -1,8 +1,8 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { eventually } from "../helpers/eventually.ts";
 import { rejectionOf } from "../helpers/rejection-of.ts";
@@ -55,6 +55,7 @@ describe.skipIf(!AVAILABLE && !REQUIRED)("the console in a real browser", () => 
   afterAll(async () => {
     await browser?.close();
     await gw?.stop();
+    if (logFile) rmSync(dirname(logFile), { recursive: true, force: true });
   }, DATABASE_HOOK_TIMEOUT_MS);
 
   const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { drawProgress } from "../../src/cli/smartplus.ts";
 import { startTestGateway, type TestGateway } from "../helpers/start-test-gateway.ts";
 import { jobIdIn, makeRepository, runShell, smartPlusConfig, tokenIn } from "./smartplus-helpers.ts";
@@ -53,6 +53,14 @@ describe("bun run cli smartplus", () => {
     const refused = await cli(`apply --job ${job} --token ${token}`);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("git apply failed, so nothing was changed");
+    // The patch is kept where the message says, for `git apply --3way`; the test removes it after.
+    const saved = /The patch is saved at (\S+);/.exec(refused.stderr)?.[1];
+    expect(saved).toBeDefined();
+    try {
+      expect(readFileSync(saved!, "utf8")).toContain("from the cli");
+    } finally {
+      rmSync(dirname(saved!), { recursive: true, force: true });
+    }
     writeFileSync(join(repo, "src", "app.ts"), original);
 
     const applied = await cli(`apply --job ${job} --token ${token}`);
