@@ -62,15 +62,14 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
     if (at < currentMonth.start || at >= currentMonth.end) currentMonth = monthWindow(at);
     return currentMonth.key;
   };
-  const monthKeys = (accountId: string, at: number) => {
+  /** The month's token counter and its marker, in the account's slot (`base`). */
+  const monthKeys = (slot: string, at: number) => {
     const key = monthKey(at);
-    const slot = base(accountId);
     return [`${slot}:tokens:${key}`, `${slot}:tokens-loaded:${key}`] as const;
   };
-  /** A key's spend counter and its marker, in its account's slot. */
-  const spendKeys = (accountId: string, keyId: string, at: number) => {
+  /** A key's spend counter and its marker, in its account's slot (`base`). */
+  const spendKeys = (slot: string, keyId: string, at: number) => {
     const month = monthKey(at);
-    const slot = base(accountId);
     return [`${slot}:key:${keyId}:spend:${month}`, `${slot}:key:${keyId}:spend-loaded:${month}`] as const;
   };
   /** Keys with a spend cap seen by this process: only theirs are counted (one command a request otherwise). */
@@ -130,7 +129,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
   refresher.unref?.();
 
   async function seedMonth(subject: LimitSubject, at: number): Promise<void> {
-    const [counter, marker] = monthKeys(subject.accountId, at);
+    const [counter, marker] = monthKeys(base(subject.accountId), at);
     const tokens = options.loadMonthlyTokens ? await options.loadMonthlyTokens(subject.accountId, new Date(monthWindow(at).start)) : 0;
     await initScript([counter, marker], [Math.max(0, Math.floor(tokens)), MONTH_KEY_TTL_MS]);
   }
@@ -153,7 +152,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
   }
 
   async function seedSpend(subject: LimitSubject, keyId: string, at: number): Promise<void> {
-    const [counter, marker] = spendKeys(subject.accountId, keyId, at);
+    const [counter, marker] = spendKeys(base(subject.accountId), keyId, at);
     const usd = options.loadMonthlySpend ? await options.loadMonthlySpend(subject.accountId, keyId, new Date(monthWindow(at).start)) : 0;
     await initScript([counter, marker], [Math.max(0, Math.round(usd * MICRO)), MONTH_KEY_TTL_MS]);
   }
@@ -169,10 +168,10 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
     const slot = base(accountId);
     const rpmKey = `${slot}:rpm`;
     const concKey = `${slot}:conc`;
-    const [counter, marker] = monthKeys(accountId, at);
+    const [counter, marker] = monthKeys(slot, at);
     // A key without limits of its own names three keys the script never touches: no month to compute.
     const keyed = subject.keyLimits != null;
-    const [spendCounter, spendMarker] = keyed ? spendKeys(accountId, keyId, at) : [rpmKey, rpmKey];
+    const [spendCounter, spendMarker] = keyed ? spendKeys(slot, keyId, at) : [rpmKey, rpmKey];
     const reply = asNumbers(
       await acquireScript(
         [rpmKey, concKey, counter, marker, keyed ? `${slot}:key:${keyId}:rpm` : rpmKey, spendCounter, spendMarker],
@@ -239,14 +238,14 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter & { he
     acquire: (subject) => attempt(subject, false),
     addTokens(accountId, tokens) {
       if (tokens <= 0) return;
-      const [counter, marker] = monthKeys(accountId, now());
+      const [counter, marker] = monthKeys(base(accountId), now());
       count(accountId, counter, marker, Math.floor(tokens));
     },
     addSpend(accountId, keyId, usd, unseen) {
       // An unseen key is counted too: the settle script adds only to a counter whose month is
       // seeded, which only a key with a cap has.
       if (!(usd > 0) || (!unseen && !cappedKeys.has(`${accountId}\n${keyId}`))) return;
-      const [counter, marker] = spendKeys(accountId, keyId, now());
+      const [counter, marker] = spendKeys(base(accountId), keyId, now());
       count(accountId, counter, marker, Math.round(usd * MICRO));
     },
     heldLeases: () => held.size,
