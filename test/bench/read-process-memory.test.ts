@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { availableParallelism } from "node:os";
 import { readProcessMemory, startPeakProbe } from "../../src/bench/read-process-memory.ts";
+import { readLinesUntil } from "../helpers/read-lines-until.ts";
 
 describe.skipIf(!readProcessMemory(process.pid))("readProcessMemory", () => {
   test("this process's RSS, at most its high-water mark", () => {
@@ -28,26 +29,9 @@ const COUNTER_ERROR_BYTES = 3 * Math.max(32, 2 * availableParallelism()) * avail
  * pages it freed before (its RSS grew by 40 MB, not 64, in one CI run) and keep them after.
  */
 const HOLDER = `
-const reader = Bun.stdin.stream().getReader();
-const decoder = new TextDecoder();
-let buffered = "";
-async function line() {
-  for (;;) {
-    const at = buffered.indexOf("\\n");
-    if (at >= 0) {
-      const text = buffered.slice(0, at);
-      buffered = buffered.slice(at + 1);
-      return text;
-    }
-    const { value, done } = await reader.read();
-    if (done) process.exit(0);
-    buffered += decoder.decode(value);
-  }
-}
 let held;
 process.stdout.write("ready\\n");
-for (;;) {
-  const command = await line();
+for await (const command of console) {
   if (command === "take") held = new Uint8Array(64 * 1024 * 1024).fill(1);
   if (command === "let go") {
     held = undefined;
@@ -60,22 +44,7 @@ for (;;) {
 describe.skipIf(!readProcessMemory(process.pid))("startPeakProbe", () => {
   test("the peak of a process over the probe covers memory it took and let go meanwhile", async () => {
     const holder = Bun.spawn([process.execPath, "-e", HOLDER], { stdin: "pipe", stdout: "pipe", env: { ...process.env, MIMALLOC_PURGE_DELAY: "0" } });
-    const lines = holder.stdout.getReader();
-    const decoder = new TextDecoder();
-    let buffered = "";
-    const nextLine = async (): Promise<string> => {
-      for (;;) {
-        const at = buffered.indexOf("\n");
-        if (at >= 0) {
-          const text = buffered.slice(0, at);
-          buffered = buffered.slice(at + 1);
-          return text;
-        }
-        const { value, done } = await lines.read();
-        if (done) throw new Error("the holder process ended");
-        buffered += decoder.decode(value);
-      }
-    };
+    const nextLine = async (): Promise<string> => (await readLinesUntil(holder.stdout, (lines) => lines.length > 0))[0] ?? "";
     const tell = async (command: string): Promise<void> => {
       holder.stdin.write(`${command}\n`);
       await holder.stdin.flush();

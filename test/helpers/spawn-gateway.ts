@@ -1,5 +1,6 @@
 import type { Subprocess } from "bun";
 import { join } from "node:path";
+import { readLinesUntil } from "./read-lines-until.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 
@@ -10,23 +11,6 @@ export interface SpawnedGateway {
   readonly startupLines: string[];
 }
 
-/** Reads a process's stdout line by line until `done` says enough. */
-async function readLinesUntil(stream: ReadableStream<Uint8Array>, done: (lines: string[]) => boolean): Promise<string[]> {
-  const lines: string[] = [];
-  const decoder = new TextDecoder();
-  let buffer = "";
-  const reader = stream.getReader();
-  while (!done(lines)) {
-    const { value, done: ended } = await reader.read();
-    if (ended) break;
-    buffer += decoder.decode(value, { stream: true });
-    const parts = buffer.split("\n");
-    buffer = parts.pop() ?? "";
-    lines.push(...parts);
-  }
-  reader.releaseLock();
-  return lines;
-}
 
 export interface SpawnOptions {
   /** The start command (default `bun run src/main.ts`); `["bun", "start"]` runs it as `bun start` does. */
