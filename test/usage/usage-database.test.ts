@@ -143,35 +143,52 @@ describe("usage in the database", () => {
     expect(rows.map((r) => millisecond(r.request_id))).toEqual(ids.map(millisecond));
   });
 
-  test("text with tabs, newlines and backslashes, and null columns, come back as written", async () => {
+  test("text with tabs, newlines, backslashes and non-ASCII characters, counts past 2^32, fractions and null columns come back as written", async () => {
     const store = createUsageStore(t.database);
     const row = {
       requestId: `req_${process.pid}_awkward`,
       accountId: otherId,
+      keyId: null,
       createdAt: new Date(Date.UTC(2027, 1, 3, 4, 5, 6, 789)),
       endpoint: "chat",
       tier: "fast",
-      model: "odd\tname\nwith\\ \\N",
+      model: "odd\tname\nwith\\ \\N modèle ✓ 模型 😀",
       effort: null,
       source: "tab\there",
       cacheHit: true,
-      status: 200,
+      status: 499,
       latencyMs: 1.5,
       ttfbMs: null,
-      inputTokens: 3,
+      inputTokens: 2 ** 40 + 7,
       outputTokens: 4,
       cacheReadTokens: 0,
-      cacheWriteTokens: 0,
+      cacheWriteTokens: 9,
       reasoningTokens: 1,
-      costUsd: 0,
+      costUsd: 0.000123,
+      tokensEstimated: true,
     };
     await store.insert([row]);
     await store.insert([row]);
     const back = await t.database.rows<Record<string, unknown>>(
-      sql`select model, effort, source, cache_hit, ttfb_ms, created_at, output_tokens::int as output from usage_records where request_id = ${row.requestId}`,
+      sql`select key_id, model, effort, source, cache_hit, status, latency_ms, ttfb_ms, created_at, input_tokens::text as input, output_tokens::int as output,
+            cache_write_tokens::int as "cacheWrite", cost_usd, tokens_estimated from usage_records where request_id = ${row.requestId}`,
     );
     expect(back).toHaveLength(1);
-    expect(back[0]).toMatchObject({ model: row.model, effort: null, source: row.source, cache_hit: true, ttfb_ms: null, output: 4 });
+    expect(back[0]).toMatchObject({
+      key_id: null,
+      model: row.model,
+      effort: null,
+      source: row.source,
+      cache_hit: true,
+      status: 499,
+      latency_ms: 1.5,
+      ttfb_ms: null,
+      input: String(2 ** 40 + 7),
+      output: 4,
+      cacheWrite: 9,
+      cost_usd: 0.000123,
+      tokens_estimated: true,
+    });
     expect(new Date(back[0]!.created_at as string).getTime()).toBe(row.createdAt.getTime());
   });
 
