@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_CONFIG } from "../../src/config/default-config.ts";
@@ -111,40 +111,47 @@ describe("HTTP surface", () => {
 describe("standalone entry (bun run sim)", () => {
   test("prints its URL, applies config faults of sim models, exits cleanly on SIGTERM", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sim-main-"));
-    const config = structuredClone(DEFAULT_CONFIG);
-    const [fast, other] = Object.values(config.models);
-    if (!fast || !other) throw new Error("default config has fewer than two models");
-    fast.faults = { status: 503, message: "from config" };
-    const path = join(dir, "config.json");
-    writeFileSync(path, JSON.stringify(config));
-    const child = Bun.spawn(["bun", "run", "src/sim/main.ts"], {
-      cwd: join(import.meta.dir, "../.."),
-      env: { ...process.env, SIM_PORT: "0", SIM_HOST: "127.0.0.1", ROUTELANE_CONFIG: path },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const reader = child.stdout.getReader();
-    let out = "";
-    while (!out.includes("\n")) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      out += new TextDecoder().decode(value);
+    let child: ReturnType<typeof Bun.spawn> | undefined;
+    try {
+      const config = structuredClone(DEFAULT_CONFIG);
+      const [fast, other] = Object.values(config.models);
+      if (!fast || !other) throw new Error("default config has fewer than two models");
+      fast.faults = { status: 503, message: "from config" };
+      const path = join(dir, "config.json");
+      writeFileSync(path, JSON.stringify(config));
+      child = Bun.spawn(["bun", "run", "src/sim/main.ts"], {
+        cwd: join(import.meta.dir, "../.."),
+        env: { ...process.env, SIM_PORT: "0", SIM_HOST: "127.0.0.1", ROUTELANE_CONFIG: path },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const reader = (child.stdout as ReadableStream<Uint8Array>).getReader();
+      let out = "";
+      while (!out.includes("\n")) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        out += new TextDecoder().decode(value);
+      }
+      const match = /^sim listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(out);
+      expect(match).not.toBeNull();
+      const url = match?.[1] ?? "";
+      const faulted = await fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        body: JSON.stringify({ model: fast.upstreamId, messages: [{ role: "user", content: "hi" }] }),
+      });
+      expect(faulted.status).toBe(503);
+      expect(((await faulted.json()) as { error: { message: string } }).error.message).toBe("from config");
+      const fine = await fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        body: JSON.stringify({ model: other.upstreamId, messages: [{ role: "user", content: "hi" }] }),
+      });
+      expect(fine.status).toBe(200);
+      child.kill("SIGTERM");
+      expect(await child.exited).toBe(0);
+    } finally {
+      // A failed check above must not leave the sim running.
+      if (child && child.exitCode === null) child.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
     }
-    const match = /^sim listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(out);
-    expect(match).not.toBeNull();
-    const url = match?.[1] ?? "";
-    const faulted = await fetch(`${url}/v1/chat/completions`, {
-      method: "POST",
-      body: JSON.stringify({ model: fast.upstreamId, messages: [{ role: "user", content: "hi" }] }),
-    });
-    expect(faulted.status).toBe(503);
-    expect(((await faulted.json()) as { error: { message: string } }).error.message).toBe("from config");
-    const fine = await fetch(`${url}/v1/chat/completions`, {
-      method: "POST",
-      body: JSON.stringify({ model: other.upstreamId, messages: [{ role: "user", content: "hi" }] }),
-    });
-    expect(fine.status).toBe(200);
-    child.kill("SIGTERM");
-    expect(await child.exited).toBe(0);
   });
 });
