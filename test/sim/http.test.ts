@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Subprocess } from "bun";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_CONFIG } from "../../src/config/default-config.ts";
 import { startSim, type SimServer } from "../../src/sim/start-sim.ts";
+import { readLinesUntil } from "../helpers/read-lines-until.ts";
 import { postJson } from "./sim-fixture.ts";
 
 let sim: SimServer;
@@ -111,7 +113,7 @@ describe("HTTP surface", () => {
 describe("standalone entry (bun run sim)", () => {
   test("prints its URL, applies config faults of sim models, exits cleanly on SIGTERM", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sim-main-"));
-    let child: ReturnType<typeof Bun.spawn> | undefined;
+    let child: Subprocess | undefined;
     try {
       const config = structuredClone(DEFAULT_CONFIG);
       const [fast, other] = Object.values(config.models);
@@ -119,20 +121,15 @@ describe("standalone entry (bun run sim)", () => {
       fast.faults = { status: 503, message: "from config" };
       const path = join(dir, "config.json");
       writeFileSync(path, JSON.stringify(config));
-      child = Bun.spawn(["bun", "run", "src/sim/main.ts"], {
+      const sim = Bun.spawn(["bun", "run", "src/sim/main.ts"], {
         cwd: join(import.meta.dir, "../.."),
         env: { ...process.env, SIM_PORT: "0", SIM_HOST: "127.0.0.1", ROUTELANE_CONFIG: path },
         stdout: "pipe",
         stderr: "pipe",
       });
-      const reader = (child.stdout as ReadableStream<Uint8Array>).getReader();
-      let out = "";
-      while (!out.includes("\n")) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        out += new TextDecoder().decode(value);
-      }
-      const match = /^sim listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(out);
+      child = sim;
+      const [first] = await readLinesUntil(sim.stdout, (lines) => lines.length > 0);
+      const match = /^sim listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(first ?? "");
       expect(match).not.toBeNull();
       const url = match?.[1] ?? "";
       const faulted = await fetch(`${url}/v1/chat/completions`, {
@@ -146,8 +143,8 @@ describe("standalone entry (bun run sim)", () => {
         body: JSON.stringify({ model: other.upstreamId, messages: [{ role: "user", content: "hi" }] }),
       });
       expect(fine.status).toBe(200);
-      child.kill("SIGTERM");
-      expect(await child.exited).toBe(0);
+      sim.kill("SIGTERM");
+      expect(await sim.exited).toBe(0);
     } finally {
       // A failed check above must not leave the sim running.
       if (child && child.exitCode === null) child.kill("SIGKILL");
