@@ -43,19 +43,37 @@ const ENTRIES: Record<string, () => Promise<CanonicalResponse | RawAnswer>> = {
   "a stream as it was sent": async () => ({ kind: "stream", api: "messages", bytes: [await received(stream)] }),
 };
 
+/** Heap bytes a collection leaves that the next turn and collection do not take down by more than this. */
+const SETTLED_BYTES = 64 * 1024;
+
+/**
+ * The heap once what earlier tests in this process let go is gone. Some of it is freed only a turn
+ * after the collection that found it (2.4 and 7.7 MB after the limits, client, conformance and
+ * replay tests, beside the 7.5 MB the cache fills): counted in `before` and freed during the fill,
+ * it was taken off what the cache holds (0.77 of it, against more than 0.85). One collection, one
+ * turn and another still gave 0.847 in one CI run (0.96-0.97 in CI's file order here). So:
+ * collections and turns until the heap holds still, at most eight.
+ */
+async function settledHeapSize(): Promise<number> {
+  Bun.gc(true);
+  let size = heapStats().heapSize;
+  for (let round = 0; round < 8; round++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    Bun.gc(true);
+    const next = heapStats().heapSize;
+    const settled = size - next < SETTLED_BYTES;
+    size = next;
+    if (settled) break;
+  }
+  return size;
+}
+
 describe("the response cache's in-process budget", () => {
   test.each(Object.keys(ENTRIES))("counts what %s holds in the heap, within a tenth", async (kind) => {
     const lru = createShardedLru<StoredEntry>({ maxBytes: BUDGET, ttlMs: 600_000, shards: 16 });
     const cache = createResponseCache({ ttlMs: 600_000, decodeRaw: decodeRawAnswer, lru });
     const entry = ENTRIES[kind]!;
-    // Some of what earlier tests in this process let go is freed only a turn after the collection
-    // that found it (2.4 and 7.7 MB of heap after the limits, client, conformance and replay tests,
-    // beside the 7.5 MB the cache fills): counted in `before` and freed during the fill, it was
-    // taken off what the cache holds (0.77 of it, against more than 0.85).
-    Bun.gc(true);
-    await new Promise((resolve) => setImmediate(resolve));
-    Bun.gc(true);
-    const before = heapStats().heapSize;
+    const before = await settledHeapSize();
     // Filled to nine tenths: no entry evicted yet, so every byte counted is still held.
     for (let i = 0; lru.bytes < BUDGET * 0.9; i++) cache.put(`acct_${i % 97}:${i.toString(16).padStart(64, "0")}`, await entry(), {});
     Bun.gc(true);
