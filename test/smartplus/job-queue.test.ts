@@ -91,6 +91,26 @@ describe("the job queue", () => {
     expect(await store.finishReady(id!, "other", "done")).toBe(true);
   });
 
+  // The claim is one statement prepared once: each call's worker, lease and cap must still be its own.
+  test("each claim runs with its own worker, lease and claim cap", async () => {
+    const store = createJobStore(testDb.database);
+    while (await store.claim("drain", 60_000, 3)) {}
+    const [id] = await queuedJobs(store, 1);
+    const leaseSeconds = async (): Promise<number> => {
+      const [row] = await testDb.database.rows<{ seconds: number }>(sql`select extract(epoch from lease_until - now())::float8 as seconds from smartplus_jobs where id = ${id!}`);
+      return Number(row!.seconds);
+    };
+    expect(await store.claim("first", 60_000, 3)).toMatchObject({ id, worker: "first", claims: 1 });
+    expect(await leaseSeconds()).toBeGreaterThan(50);
+    expect(await leaseSeconds()).toBeLessThan(70);
+    await testDb.database.rows(sql`update smartplus_jobs set lease_until = now() - interval '1 second' where id = ${id!}`);
+    // Claimed once: a cap of one leaves it, a cap of two takes it, under the new worker's lease.
+    expect(await store.claim("second", 600_000, 1)).toBeNull();
+    expect(await store.claim("second", 600_000, 2)).toMatchObject({ id, worker: "second", claims: 2 });
+    expect(await leaseSeconds()).toBeGreaterThan(590);
+    expect(await leaseSeconds()).toBeLessThan(610);
+  });
+
   test("a worker deletes the blobs of expired jobs", async () => {
     const store = createJobStore(testDb.database);
     const blobs = createBlobStore(blobDir);
