@@ -51,8 +51,9 @@ export function createJobStore(database: Database): JobStore {
   const jobs = smartplusJobs;
   /**
    * One statement: the sub-select locks one claimable row and skips rows other workers hold. Built
-   * once, as every idle worker runs it each poll: built anew each time, a claim on an empty queue
-   * cost the gateway 2.6-4.1 ms of CPU on Postgres, against 1.1-1.7 prepared (a claim every 100 ms).
+   * once, as every idle worker runs it each poll. On Postgres, a process claiming from an empty
+   * queue every 100 ms spent 2.4-4.1 ms of CPU per claim and pause with the statement built anew,
+   * 0.9-1.7 prepared, and 0.3-0.5 with no claim at all.
    */
   const claimQuery = db
     .update(jobs)
