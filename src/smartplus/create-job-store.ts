@@ -72,6 +72,12 @@ export function createJobStore(database: Database): JobStore {
     )
     .returning()
     .prepare("smartplus_claim");
+  /**
+   * Prepared too: a waiting turn reads its job five times a second. Built each call, a read cost
+   * 136-316 µs of the process's CPU on Postgres (121-196 of them the main thread's), against 27-55
+   * prepared (16 reads under way at once, four rounds in turn).
+   */
+  const jobById = db.select().from(jobs).where(eq(jobs.id, sql.placeholder("jobId"))).limit(1).prepare("smartplus_job_by_id");
   return {
     async create(job) {
       const id = generateJobId();
@@ -98,7 +104,7 @@ export function createJobStore(database: Database): JobStore {
       return rows[0]?.job ?? null;
     },
     async get(jobId) {
-      const rows = await db.select().from(jobs).where(eq(jobs.id, jobId)).limit(1);
+      const rows = await jobById.execute({ jobId });
       return rows[0] ?? null;
     },
     async issueToken(jobId, ttlMs) {
