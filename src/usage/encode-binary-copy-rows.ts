@@ -46,7 +46,7 @@ const textLength = (value: string | null | undefined): number => (value === null
  * 26-56 µs a row, all threads, over six rounds).
  * Defaults are the table's (token counts and cost 0, cache hit and estimated false); a number that
  * is missing or not finite becomes its column's default (or null where the column allows it), and
- * an integer column takes the number's integer part.
+ * an integer column takes the number's integer part, held within ±(2^53 - 1).
  */
 export function encodeBinaryCopyRows(rows: readonly NewUsageRecord[]): Uint8Array {
   let capacity = HEADER.length + 2;
@@ -85,10 +85,12 @@ export function encodeBinaryCopyRows(rows: readonly NewUsageRecord[]): Uint8Arra
     view.setUint32(at + 4, whole - high * TWO_32);
     at += 8;
   };
+  /** A count: two 32-bit words carry it exactly only below 2^53, so one past that is stored at the nearest exact one (its high word would wrap). */
   const int8 = (value: number | null | undefined): void => {
     view.setInt32(at, 8);
     at += 4;
-    int8Words(value !== null && value !== undefined && Number.isFinite(value) ? Math.trunc(value) : 0);
+    const whole = value !== null && value !== undefined && Number.isFinite(value) ? Math.trunc(value) : 0;
+    int8Words(Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, whole)));
   };
   const float8 = (value: number | null | undefined, fallback: number | null): void => {
     const finite = value !== null && value !== undefined && Number.isFinite(value) ? value : fallback;

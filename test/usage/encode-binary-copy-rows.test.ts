@@ -118,6 +118,11 @@ describe("encodeBinaryCopyRows", () => {
     expect(int8(fieldOf({ cacheReadTokens: -3 }, "cache_read_tokens"))).toBe(-3n);
   });
 
+  test("an int8 count past 2^53 in magnitude is stored at the largest exact one, not wrapped", () => {
+    expect(int8(fieldOf({ inputTokens: 1e20 }, "input_tokens"))).toBe(BigInt(Number.MAX_SAFE_INTEGER));
+    expect(int8(fieldOf({ cacheWriteTokens: -1e20 }, "cache_write_tokens"))).toBe(-BigInt(Number.MAX_SAFE_INTEGER));
+  });
+
   test.each([
     ["keyId", null, "key_id"],
     ["model", null, "model"],
