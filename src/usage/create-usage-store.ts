@@ -25,6 +25,17 @@ export function createUsageStore(database: Database): UsageStore {
  */
 const toJsonBatch = (rows: readonly NewUsageRecord[]): string => JSON.stringify(rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() })));
 
+/**
+ * The token counts as the binary COPY writes them (see encodeBinaryCopyRows): 0 when missing, the
+ * integer part, within ±(2^53 - 1). Read as bigint, one fractional or huge count failed its whole
+ * batch, which was retried without end while the buffer filled and new rows were dropped.
+ */
+const TOKEN_COUNTS = sql.raw(
+  ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens"]
+    .map((name) => `trunc(least(greatest(coalesce("${name}", 0), -${Number.MAX_SAFE_INTEGER}), ${Number.MAX_SAFE_INTEGER}))::bigint`)
+    .join(", "),
+);
+
 /** Postgres: the batch travels as one JSON parameter that the server unpacks (`json_to_recordset`). */
 function createJsonStore(database: Database): UsageStore {
   return {
@@ -34,13 +45,12 @@ function createJsonStore(database: Database): UsageStore {
         insert into usage_records (request_id, account_id, key_id, created_at, endpoint, tier, model, effort, source, cache_hit, status,
           latency_ms, ttfb_ms, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, tokens_estimated)
         select "requestId", "accountId", "keyId", "createdAt", endpoint, tier, model, effort, source, coalesce("cacheHit", false), status,
-          "latencyMs", "ttfbMs", coalesce("inputTokens", 0), coalesce("outputTokens", 0), coalesce("cacheReadTokens", 0),
-          coalesce("cacheWriteTokens", 0), coalesce("reasoningTokens", 0), coalesce("costUsd", 0), coalesce("tokensEstimated", false)
+          "latencyMs", "ttfbMs", ${TOKEN_COUNTS}, coalesce("costUsd", 0), coalesce("tokensEstimated", false)
         from json_to_recordset(${toJsonBatch(rows)}::json) as r(
           "requestId" text, "accountId" text, "keyId" text, "createdAt" timestamptz, endpoint text, tier text, model text, effort text,
           source text, "cacheHit" boolean, status integer, "latencyMs" double precision, "ttfbMs" double precision,
-          "inputTokens" bigint, "outputTokens" bigint, "cacheReadTokens" bigint, "cacheWriteTokens" bigint,
-          "reasoningTokens" bigint, "costUsd" double precision, "tokensEstimated" boolean)
+          "inputTokens" double precision, "outputTokens" double precision, "cacheReadTokens" double precision, "cacheWriteTokens" double precision,
+          "reasoningTokens" double precision, "costUsd" double precision, "tokensEstimated" boolean)
         on conflict (request_id) do nothing`);
     },
   };

@@ -192,6 +192,26 @@ describe("usage in the database", () => {
     expect(new Date(back[0]!.created_at as string).getTime()).toBe(row.createdAt.getTime());
   });
 
+  // On Postgres such a row failed its whole batch, which was then retried without end while the
+  // buffer filled and new rows were dropped; PGlite's binary COPY stores them as its encoder does.
+  test("a fractional or huge token count is stored as its integer part within 2^53, and its batch lands", async () => {
+    const store = createUsageStore(t.database);
+    const at = new Date(Date.UTC(2027, 2, 4));
+    const rows = [
+      { requestId: `req_${process.pid}_fraction`, inputTokens: 12.5, outputTokens: 41.9, reasoningTokens: 1e20 },
+      { requestId: `req_${process.pid}_plain`, inputTokens: 3, outputTokens: 4, reasoningTokens: 0 },
+    ].map((counts) => ({ ...counts, accountId: otherId, createdAt: at, endpoint: "messages", tier: "fast", status: 200, latencyMs: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }));
+    await store.insert(rows);
+    const back = await t.database.rows<{ request_id: string; input: string; output: string; reasoning: string }>(
+      sql`select request_id, input_tokens::text as input, output_tokens::text as output, reasoning_tokens::text as reasoning
+            from usage_records where request_id in (${rows[0]!.requestId}, ${rows[1]!.requestId}) order by request_id`,
+    );
+    expect(back).toEqual([
+      { request_id: rows[0]!.requestId, input: "12", output: "41", reasoning: String(Number.MAX_SAFE_INTEGER) },
+      { request_id: rows[1]!.requestId, input: "3", output: "4", reasoning: "0" },
+    ]);
+  });
+
   test.each([
     ["2026-11", true],
     ["2026-1", false],
