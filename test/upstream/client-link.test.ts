@@ -157,6 +157,32 @@ describe("readNext", () => {
     expect(Buffer.from((await waiting) as Uint8Array).toString()).toBe("x");
   });
 
+  test("after a read that waited, one chunk a read while chunks are small; a burst's big chunk goes back to reading all queued", async () => {
+    const small = Buffer.from("data: 1\n\n");
+    const big = Buffer.alloc(4096, 0x20);
+    const calls: string[] = [];
+    const reads = [small, big];
+    const trickle = {
+      readMany: (): ReadManyResult | Promise<ReadManyResult> => {
+        calls.push("readMany");
+        return calls.length === 1 ? Promise.resolve({ done: false, value: [small] }) : { done: false, value: [small, small] };
+      },
+      read: async () => {
+        calls.push("read");
+        const value = reads.shift();
+        return value ? { done: false as const, value } : { done: true as const };
+      },
+      cancel: async () => {},
+    };
+    expect(await readNext(trickle)).toBe(small);
+    expect(await readNext(trickle)).toBe(small);
+    expect(await readNext(trickle)).toBe(big);
+    const queued = readNext(trickle);
+    expect(queued).not.toBeInstanceOf(Promise);
+    expect((queued as Uint8Array).byteLength).toBe(small.byteLength * 2);
+    expect(calls).toEqual(["readMany", "read", "read", "readMany"]);
+  });
+
   test("an empty read goes on to the next; the end is null", async () => {
     expect(readNext(reader([{ done: true, value: [] }]))).toBeNull();
     const next = readNext(reader([{ done: false, value: [] }, Promise.resolve({ done: false, value: [Buffer.from("y")] })]));
