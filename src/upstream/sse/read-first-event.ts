@@ -63,9 +63,9 @@ const chunkOf = (reader: ByteReader, result: Awaited<ReturnType<ByteReader["read
  * Once a `readMany` has had to wait (a model trickling its events), the stream is read a chunk a
  * read until a chunk of a burst's size comes: a `readMany` that waits builds an array and a result
  * of its own around its one chunk, which `read` does not. Against `readMany` alone (`bun run bench
- * --sections long-stream --baseline <checkout without it> --settle 30`, two runs of 5 and 7 rounds):
- * the 200-event answer trickled, 4.5% and 7.2% less CPU a request; the 2,000-event burst -8.5% and
- * -1.7%. `read` alone cost the burst 6-14% more (two runs).
+ * --baseline <checkout without it> --settle 30`, `--sections paths,long-stream --rounds 5`, then
+ * `--sections long-stream --rounds 7`): the 200-event answer trickled, 4.5% and 7.2% less CPU a
+ * request; the 2,000-event burst -8.5% and -1.7%. `read` alone cost the burst 6-14% more (two runs).
  */
 export function readNext(reader: ByteReader): Uint8Array | null | Promise<Uint8Array | null> {
   if (!reader.readMany || trickling.has(reader)) return reader.read().then((result) => chunkOf(reader, result));
