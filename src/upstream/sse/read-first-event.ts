@@ -58,11 +58,11 @@ const chunkOf = (reader: ByteReader, result: Awaited<ReturnType<ByteReader["read
 };
 
 /**
- * The next piece of a stream: all queued chunks joined, or null at the end. Chunks already queued
- * come back at once, not as a promise (see `sendToClient`: the caller awaits only a read that waits).
- * Once a `readMany` has had to wait (a model trickling its events), the stream is read a chunk a
- * read until a chunk of a burst's size comes: a `readMany` that waits builds an array and a result
- * of its own around its one chunk, which `read` does not. Against `readMany` alone (`bun run bench
+ * The next piece of a stream, or null at the end: every chunk already queued, joined, at once and
+ * not as a promise (see `sendToClient`: the caller awaits only a read that waits). But once a
+ * `readMany` has had to wait (a model trickling its events), the stream is read one chunk a read,
+ * always a promise, until a chunk of a burst's size comes: a `readMany` that waits builds an array
+ * and a result of its own around its one chunk, which `read` does not. Against `readMany` alone (`bun run bench
  * --baseline <checkout without it> --settle 30`, `--sections paths,long-stream --rounds 5`, then
  * `--sections long-stream --rounds 7`): the 200-event answer trickled, 4.5% and 7.2% less CPU a
  * request; the 2,000-event burst -8.5% and -1.7%. `read` alone cost the burst 6-14% more (two runs).
