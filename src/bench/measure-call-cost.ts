@@ -11,7 +11,17 @@ export interface CallCostOptions {
    * that many connections do, so calls waiting on one connection (Redis) share its round trips.
    */
   readonly inFlight?: number;
+  /**
+   * Wall time, ms, after which each round stops taking new calls, even short of its count (never
+   * under `MIN_CALLS`): the parts' rounds then take about as long on a slow machine as on a fast
+   * one, and the quick bench keeps to its minutes. The warmup makes all its calls, so the compilers
+   * have done their work before any round. Unset: every call is made.
+   */
+  readonly roundMs?: number;
 }
+
+/** The fewest calls a round makes under `roundMs`: one slow call must not make a round. */
+const MIN_CALLS = 10;
 
 export interface CallCost {
   /**
@@ -23,6 +33,7 @@ export interface CallCost {
   /** Median over rounds of each round's p50 and p99, µs per call. */
   readonly p50Us: number;
   readonly p99Us: number;
+  /** The timed calls made, over every round (fewer than asked where `roundMs` cut a round short). */
   readonly calls: number;
   /** Sum of what the calls returned: kept and reported so no call's work can be optimised away. */
   readonly sink: number;
@@ -51,10 +62,15 @@ export async function measureCallCost(call: () => number | Promise<number>, opti
   const p99s: number[] = [];
   const times = new Float64Array(options.iterations);
   const inFlight = Math.max(1, Math.min(options.inFlight ?? 1, options.iterations));
+  const roundNs = options.roundMs === undefined ? Number.POSITIVE_INFINITY : options.roundMs * 1e6;
   let next = 0;
+  let roundStart = 0;
+  let calls = 0;
+  /** Whether the round takes another call: its count not yet made, nor its time spent past its first `MIN_CALLS`. */
+  const more = (): boolean => next < options.iterations && (next < MIN_CALLS || Bun.nanoseconds() - roundStart < roundNs);
   // One loop of calls in turn; with `inFlight` loops, each takes the next call number until the round's are all made.
   const loop = async (): Promise<void> => {
-    while (next < options.iterations) {
+    while (more()) {
       const i = next++;
       const start = Bun.nanoseconds();
       const out = call();
@@ -67,15 +83,17 @@ export async function measureCallCost(call: () => number | Promise<number>, opti
   for (let round = 0; round < options.rounds; round++) {
     const cpu = process.cpuUsage();
     next = 0;
+    roundStart = Bun.nanoseconds();
     if (inFlight === 1) await loop();
     else await Promise.all(Array.from({ length: inFlight }, loop));
     const used = process.cpuUsage(cpu);
-    means.push((used.user + used.system) / options.iterations);
-    const sorted = times.slice().sort();
+    means.push((used.user + used.system) / next);
+    calls += next;
+    const sorted = times.slice(0, next).sort();
     p50s.push(percentile(sorted, 50) / 1000);
     p99s.push(percentile(sorted, 99) / 1000);
     // Let timers and I/O of the process run between rounds, as they would between requests.
     await Bun.sleep(0);
   }
-  return { meanUs: median(means), p50Us: median(p50s), p99Us: median(p99s), calls: options.iterations * options.rounds, sink };
+  return { meanUs: median(means), p50Us: median(p50s), p99Us: median(p99s), calls, sink };
 }
