@@ -1,4 +1,4 @@
-import { Histogram, type HistogramConfiguration, type LabelValues } from "prom-client";
+import { Histogram, type HistogramConfiguration, type LabelValues } from "./prom-client-parts.ts";
 
 /** One label set's counts. */
 interface Series {

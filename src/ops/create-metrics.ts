@@ -1,4 +1,4 @@
-import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Registry, collectDefaultMetrics } from "./prom-client-parts.ts";
 import { BatchedHistogram } from "./batched-histogram.ts";
 import type { Config } from "../config/schema.ts";
 import type { RecordEndpoint, RequestObserver, RequestRecord } from "../canonical/request-record.ts";
