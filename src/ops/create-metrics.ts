@@ -1,4 +1,5 @@
-import { Counter, Gauge, Registry, collectDefaultMetrics } from "./prom-client-parts.ts";
+import { collectDefaultMetrics } from "./collect-default-metrics.ts";
+import { Counter, Gauge, Registry } from "./prom-client-parts.ts";
 import { BatchedHistogram } from "./batched-histogram.ts";
 import type { Config } from "../config/schema.ts";
 import type { RecordEndpoint, RequestObserver, RequestRecord } from "../canonical/request-record.ts";
@@ -87,7 +88,7 @@ function createCounterBatch<L extends string>() {
  */
 export function createMetrics(config: () => Config): GatewayMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: "routelane_process_" });
+  collectDefaultMetrics(registry, "routelane_process_");
   const tier = (value: string | undefined): string => (value === undefined ? NONE : value in config().tiers ? value : OTHER);
   const model = (value: string | undefined): string => (value === undefined ? NONE : value in config().models ? value : OTHER);
   const endpoint = (value: RecordEndpoint): string => (ENDPOINTS.has(value) ? value : OTHER);
