@@ -2,23 +2,20 @@
 // collect-default-metrics.ts): each class file's `module.exports` is the index's export of the same
 // name, each default metric's a function of the registry and the defaults' config.
 declare module "prom-client/lib/counter" {
-  const Counter: typeof import("prom-client").Counter;
-  export default Counter;
+  export { Counter as default } from "prom-client";
 }
 declare module "prom-client/lib/gauge" {
-  const Gauge: typeof import("prom-client").Gauge;
-  export default Gauge;
+  export { Gauge as default } from "prom-client";
 }
 declare module "prom-client/lib/histogram" {
-  const Histogram: typeof import("prom-client").Histogram;
-  export default Histogram;
+  export { Histogram as default } from "prom-client";
 }
 declare module "prom-client/lib/registry" {
-  const Registry: typeof import("prom-client").Registry;
-  export default Registry;
+  export { Registry as default } from "prom-client";
 }
 declare module "prom-client/lib/metrics/*" {
+  import type { DefaultMetricsCollectorConfiguration, PrometheusContentType, Registry } from "prom-client";
   /** One of the default metrics' files: registers its metrics, as `collectDefaultMetrics` calls it. */
-  const register: (registry: import("prom-client").Registry, config: import("prom-client").DefaultMetricsCollectorConfiguration<"text/plain; version=0.0.4; charset=utf-8">) => void;
+  const register: (registry: Registry, config: DefaultMetricsCollectorConfiguration<PrometheusContentType>) => void;
   export default register;
 }

@@ -6,18 +6,8 @@
  * marks what the heap holds, and under load one follows every eden collection (see size-process.ts).
  * The default metrics are registered from their own files too (collect-default-metrics.ts).
  */
-import CounterClass from "prom-client/lib/counter";
-import GaugeClass from "prom-client/lib/gauge";
-import HistogramClass from "prom-client/lib/histogram";
-import RegistryClass from "prom-client/lib/registry";
-
+export { default as Counter } from "prom-client/lib/counter";
+export { default as Gauge } from "prom-client/lib/gauge";
+export { default as Histogram } from "prom-client/lib/histogram";
+export { default as Registry } from "prom-client/lib/registry";
 export type { HistogramConfiguration, LabelValues } from "prom-client";
-
-export const Counter = CounterClass;
-export type Counter<T extends string = string> = import("prom-client").Counter<T>;
-export const Gauge = GaugeClass;
-export type Gauge<T extends string = string> = import("prom-client").Gauge<T>;
-export const Histogram = HistogramClass;
-export type Histogram<T extends string = string> = import("prom-client").Histogram<T>;
-export const Registry = RegistryClass;
-export type Registry = import("prom-client").Registry;
