@@ -19,6 +19,7 @@ import { medianOfRounds } from "./median-of-rounds.ts";
 import type { PassResult, ScenarioOutcome } from "./run-scenario.ts";
 import type { OpenStreamsResult } from "./run-open-streams.ts";
 import type { SoakResult } from "./run-soak.ts";
+import type { PassProfile } from "./record-perf.ts";
 import { summarizeSoak, type SoakSummary } from "./summarize-soak.ts";
 import { BODY_CASES, type BenchFormat, type BenchMode, type BenchTarget, type Scenario, type ScenarioKind } from "./scenarios.ts";
 
@@ -169,6 +170,8 @@ export interface BenchReport {
   readonly budget: readonly BudgetRow[];
   readonly soak: SoakSummary | undefined;
   readonly openStreams: readonly OpenStreamsResult[] | undefined;
+  /** `--perf`: the gateway's loaded passes of the middle round, sampled. */
+  readonly profiles?: readonly PassProfile[] | undefined;
   /** Verdicts met, and judged (a verdict that could not be judged counts in neither). */
   readonly summary: { readonly met: number; readonly judged: number };
 }
@@ -183,6 +186,7 @@ export interface BenchInputs {
   readonly costs?: readonly CostRow[] | undefined;
   readonly soak?: SoakResult | undefined;
   readonly openStreams?: readonly OpenStreamsResult[] | undefined;
+  readonly profiles?: readonly PassProfile[] | undefined;
 }
 
 const KB = 1024;
@@ -430,6 +434,7 @@ export function buildReport(inputs: BenchInputs): BenchReport {
     budget: buildBudget(paths, inputs.costs),
     soak: inputs.soak ? summarizeSoak(inputs.soak) : undefined,
     openStreams: inputs.openStreams,
+    ...(inputs.profiles ? { profiles: inputs.profiles } : {}),
   };
   return { ...report, summary: summarise(report) };
 }

@@ -4,6 +4,7 @@ import type { CostRow } from "./measure-module-costs.ts";
 import { formatOpenStreams } from "./format-open-streams.ts";
 import { mb, ms } from "./format-units.ts";
 import { THREAD_ROLES } from "./read-thread-cpu.ts";
+import type { PassProfile } from "./record-perf.ts";
 import type { PassResult } from "./run-scenario.ts";
 import { TRICKLED_STREAM_GAP_MS } from "./scenarios.ts";
 import type { SoakSummary } from "./summarize-soak.ts";
@@ -221,6 +222,34 @@ export function formatBudget(rows: readonly BudgetRow[]): string[] {
   return ["budget: each path row's CPU beyond the bare proxy against the parts it goes through once; the rest is HTTP, fetch, glue and GC", ...table(header, body, [4])];
 }
 
+/** Functions listed a profiled pass; the rest are summed in one line. */
+const PROFILE_FUNCTIONS = 16;
+
+/** `--perf`: where each profiled pass's main-thread CPU went, by JavaScript function. */
+export function formatProfiles(profiles: readonly PassProfile[] | undefined): string[] {
+  if (!profiles || profiles.length === 0) return [];
+  const body: string[][] = [];
+  for (const { scenarioId, cpuUsPerRequest, attribution, error } of profiles) {
+    if (!attribution || attribution.samples === 0) {
+      body.push([scenarioId, "-", "-", error ?? "no samples"]);
+      continue;
+    }
+    // A share of the process's samples, times the process's CPU per request in the same pass.
+    const usOf = (samples: number): string => us(cpuUsPerRequest === undefined ? undefined : (samples / attribution.samples) * cpuUsPerRequest, 1);
+    const pct = (samples: number): string => `${((100 * samples) / attribution.mainSamples).toFixed(1)} %`;
+    const others = attribution.otherThreads.map((t) => `${t.name} ${usOf(t.samples)}`).join(", ");
+    body.push([scenarioId, usOf(attribution.mainSamples), "100 %", `main thread, of ${us(cpuUsPerRequest)} µs/req in all (${attribution.samples} samples); other threads: ${others}`]);
+    const listed = attribution.functions.slice(0, PROFILE_FUNCTIONS);
+    for (const f of listed) body.push(["", usOf(f.samples), pct(f.samples), f.name]);
+    const rest = attribution.functions.slice(PROFILE_FUNCTIONS).reduce((sum, f) => sum + f.samples, 0);
+    if (rest > 0) body.push(["", usOf(rest), pct(rest), `${attribution.functions.length - listed.length} other functions`]);
+  }
+  return [
+    "perf: the gateway's main thread in the loaded passes of the run's middle round in time, each sample charged to the innermost JavaScript function on its stack with the native code it called (JSON, headers, fetch, the collector's work on the allocating thread); a function still interpreted counts toward its compiled caller; µs/req = share of the process's samples × its CPU per request",
+    ...table(["row", "µs/req", "of main", "function"], body, [3]),
+  ];
+}
+
 /** The soak minute by minute, and whether the gateway's memory stayed flat. */
 export function formatSoak(soak: SoakSummary | undefined): string[] {
   if (!soak) return [];
@@ -245,6 +274,7 @@ export function formatReport(report: BenchReport): string {
     formatMemory(report.memory),
     formatCosts(report.costs ?? []),
     formatBudget(report.budget),
+    formatProfiles(report.profiles),
     formatSoak(report.soak),
     ...(report.openStreams ?? []).map(formatOpenStreams),
   ].filter((lines) => lines.length > 0);

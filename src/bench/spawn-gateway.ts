@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { Child, ChildGroup } from "./child-group.ts";
 import { findFreePort } from "./find-free-port.ts";
+import { jitDumpEnvironment } from "./record-perf.ts";
 import { loadConfig } from "../config/load-config.ts";
 import { tunedEnvironment } from "../ops/size-process.ts";
 
@@ -24,6 +25,8 @@ export interface SpawnGatewayOptions {
   readonly databaseUrl: string | undefined;
   readonly redisUrl: string | undefined;
   readonly cpuProfDir: string | undefined;
+  /** Where JSC writes its jitdump (for `--perf`), if anywhere. */
+  readonly jitDumpDir?: string | undefined;
   /** Added to the environment (the bench's `--baseline-env`). */
   readonly env?: Readonly<Record<string, string>>;
 }
@@ -56,6 +59,7 @@ export function spawnGateway(group: ChildGroup, options: SpawnGatewayOptions): G
         // Under the profiler the gateway does not restart itself with its tuning (see sizeProcess):
         // it starts with it, so the profile is of the gateway as it runs.
         ...(options.cpuProfDir ? tunedEnvironment(loadConfig({ ROUTELANE_CONFIG: options.configPath }).maxUpstreamRequests, { ...process.env, ...options.env }) : {}),
+        ...(options.jitDumpDir ? jitDumpEnvironment(options.jitDumpDir) : {}),
         ...options.env,
         PORT: String(port),
         HOST: BENCH_HOST,

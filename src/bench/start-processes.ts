@@ -30,6 +30,8 @@ export interface StartOptions {
   readonly databaseUrl?: string | undefined;
   readonly redisUrl?: string | undefined;
   readonly cpuProfDir?: string | undefined;
+  /** The gateway's jitdump directory, for `--perf`. */
+  readonly jitDumpDir?: string | undefined;
   readonly baselineDir?: string | undefined;
   readonly baselineEnv?: Readonly<Record<string, string>>;
   /** The baseline gateway's own database when the gateway runs on Postgres: never the gateway's. */
@@ -76,6 +78,7 @@ export async function startProcesses(group: ChildGroup, options: StartOptions): 
     databaseUrl: options.databaseUrl,
     redisUrl: options.redisUrl,
     cpuProfDir: options.cpuProfDir,
+    jitDumpDir: options.jitDumpDir,
   });
   // Not profiled: --cpu-prof is for the code under change, and a second profile in the same dir would be mistaken for it.
   const baseline =

@@ -16,6 +16,7 @@ import { runOpenStreams, type OpenStreamsResult } from "../bench/run-open-stream
 import { runScenario, settleTargets, type ScenarioOutcome } from "../bench/run-scenario.ts";
 import { runSoak, type SoakResult } from "../bench/run-soak.ts";
 import { hasWrk } from "../bench/run-wrk.ts";
+import { readPerfProfile, startPerfRecord, type PassProfile } from "../bench/record-perf.ts";
 import { buildBodyScenarios, buildLongStreamScenarios, buildScenarios, buildSoakScenarios, isGatewayTarget, type BenchTarget, type Scenario } from "../bench/scenarios.ts";
 import { startProcesses, type BenchProcesses } from "../bench/start-processes.ts";
 import { openDatabase } from "../db/client.ts";
@@ -60,8 +61,16 @@ function planScenarios(args: BenchArgs, processes: BenchProcesses): Scenario[] {
   ];
 }
 
+/** `--perf`: the gateway's loaded passes in the middle round, each recorded to a file of its own. */
+interface PerfPlan {
+  readonly dir: string;
+  /** The round in the middle of the run in time (the second of three), whatever its CPU. */
+  readonly round: number;
+  readonly recorded: Array<{ readonly index: number; readonly file: string; error?: string | undefined }>;
+}
+
 /** Rounds interleave the scenarios over time, so a burst of outside load hits each of them alike. */
-async function runRounds(args: BenchArgs, tool: "wrk" | "builtin", scriptDir: string, group: ChildGroup, processes: BenchProcesses, scenarios: readonly Scenario[]): Promise<ScenarioOutcome[][]> {
+async function runRounds(args: BenchArgs, tool: "wrk" | "builtin", scriptDir: string, group: ChildGroup, processes: BenchProcesses, scenarios: readonly Scenario[], perf?: PerfPlan): Promise<ScenarioOutcome[][]> {
   const rounds: ScenarioOutcome[][] = scenarios.map(() => []);
   const settling = scenarios.filter((s) => s.kind === "path" && isGatewayTarget(s.target));
   if (args.settleSec > 0 && settling.length > 0) {
@@ -75,7 +84,17 @@ async function runRounds(args: BenchArgs, tool: "wrk" | "builtin", scriptDir: st
       const serverPid = processes.pids[scenario.target];
       // parseBenchArgs only lets `baseline` through with --baseline, which starts its gateway.
       if (serverPid === undefined) throw new Error(`${scenario.id}: no process serves this target`);
-      rounds[i]!.push(await runScenario(scenario, { ...args, tool, scriptDir, group, serverPid }));
+      const profiled = perf !== undefined && round === perf.round && serverPid === processes.pids.gateway;
+      const aroundLoad = !profiled
+        ? undefined
+        : () => {
+            const file = join(perf.dir, `${scenario.id.replaceAll("/", "-")}.perf.data`);
+            const recording = startPerfRecord(group, serverPid, file);
+            return async () => {
+              perf.recorded.push({ index: i, file, error: (await recording.stop()).error });
+            };
+          };
+      rounds[i]!.push(await runScenario(scenario, { ...args, tool, scriptDir, group, serverPid, aroundLoad }));
       // A server that crashed under load turns every later scenario into connection errors; stop with its output.
       group.assertAlive();
     }
@@ -116,10 +135,38 @@ async function measureCosts(args: BenchArgs, databaseUrl: string | undefined, da
   }
 }
 
+/** The recordings read back once the gateway has stopped (its jitdump is whole then). */
+async function readProfiles(perf: PerfPlan, pid: number, scenarios: readonly Scenario[], rounds: readonly ScenarioOutcome[][]): Promise<PassProfile[]> {
+  say(`reading ${perf.recorded.length} perf recordings…`);
+  const profiles: PassProfile[] = [];
+  for (const { index, file, error } of perf.recorded) {
+    const scenarioId = scenarios[index]!.id;
+    const cpuUsPerRequest = rounds[index]![perf.round - 1]?.load?.cpuUsPerRequest;
+    if (error !== undefined) {
+      profiles.push({ scenarioId, cpuUsPerRequest, error });
+      continue;
+    }
+    try {
+      profiles.push({ scenarioId, cpuUsPerRequest, attribution: await readPerfProfile(file, pid, perf.dir) });
+    } catch (failure) {
+      profiles.push({ scenarioId, cpuUsPerRequest, error: failure instanceof Error ? failure.message : String(failure) });
+    }
+  }
+  return profiles;
+}
+
 async function bench(args: BenchArgs): Promise<void> {
   const started = performance.now();
   const cpuBefore = takeCpuSnapshot();
   const tool = chooseTool(args);
+  let perf: PerfPlan | undefined;
+  if (args.perfDir !== undefined) {
+    if (Bun.which("perf") === null) throw new BenchArgsError("--perf: perf is not on PATH (Debian: apt-get install linux-perf)");
+    mkdirSync(args.perfDir, { recursive: true });
+    // A directory of the run's own: a jitdump is named by the pid, which another run may have had.
+    perf = { dir: mkdtempSync(join(args.perfDir, "run-")), round: Math.ceil(args.rounds / 2), recorded: [] };
+    say(`perf: the recordings and the gateway's jitdump go to ${perf.dir}`);
+  }
   // The production profile runs on a database of its own on the server named, dropped at the end.
   const benchDatabase = args.databaseUrl ? await createBenchDatabase(args.databaseUrl) : undefined;
   const databaseUrl = benchDatabase?.url;
@@ -177,10 +224,20 @@ async function bench(args: BenchArgs): Promise<void> {
     let memory: MemoryInputs | undefined;
     let openStreams: OpenStreamsResult[] | undefined;
     let soak: SoakResult | undefined;
+    let profiles: PassProfile[] | undefined;
     let costsDataDir = join(dir, "costs-data");
     if (needsServers) {
       say(`starting sim, bare proxy${args.baselineDir ? `, gateway and the baseline gateway from ${args.baselineDir}` : " and gateway"}…`);
-      const processes = await startProcesses(group, { dir, databaseUrl, redisUrl: args.redisUrl, cpuProfDir: args.cpuProfDir, baselineDir: args.baselineDir, baselineEnv: args.baselineEnv, baselineDatabaseUrl: baselineDatabase?.url });
+      const processes = await startProcesses(group, {
+        dir,
+        databaseUrl,
+        redisUrl: args.redisUrl,
+        cpuProfDir: args.cpuProfDir,
+        jitDumpDir: perf?.dir,
+        baselineDir: args.baselineDir,
+        baselineEnv: args.baselineEnv,
+        baselineDatabaseUrl: baselineDatabase?.url,
+      });
       costsDataDir = processes.gateway.dataDir;
       let firstStartPeakBytes = meta.database === "pglite" ? processes.gatewayStartPeakBytes : undefined;
       let firstStartNote = meta.database === "pglite" ? "the bench's gateway" : undefined;
@@ -191,7 +248,7 @@ async function bench(args: BenchArgs): Promise<void> {
       }
       const scenarios = planScenarios(args, processes);
       for (const scenario of scenarios.filter((s) => (s.kind === "long-stream" || s.kind === "trickled-stream") && s.target !== "bare")) longStreamEvents[scenario.id] = await countStreamEvents(scenario);
-      const rounds = await runRounds(args, tool, scriptDir, group, processes, scenarios);
+      const rounds = await runRounds(args, tool, scriptDir, group, processes, scenarios, perf);
       measured = scenarios.map((scenario, i) => ({ scenario, rounds: rounds[i]! }));
       if (has("soak")) {
         say(`soak: ${args.soakMinutes} minute${args.soakMinutes === 1 ? "" : "s"} of new conversations on the gateway…`);
@@ -209,6 +266,7 @@ async function bench(args: BenchArgs): Promise<void> {
       if (has("open-streams")) openStreams = await holdOpenStreams(args, group, processes);
       // The gateway stops first: its profile is written on exit, and PGlite's files are free for the floor and the costs.
       await group.stop(processes.gateway.child);
+      if (perf) profiles = await readProfiles(perf, processes.pids.gateway, scenarios, rounds);
       let floor: PgliteFloor | undefined;
       if (has("memory") && meta.database === "pglite") {
         say("the PGlite floor: a bare script on the gateway's data dir…");
@@ -221,7 +279,7 @@ async function bench(args: BenchArgs): Promise<void> {
     const costs = has("costs") ? await measureCosts(args, databaseUrl, costsDataDir) : undefined;
     const cpuAfter = takeCpuSnapshot();
     const others = cpuBefore && cpuAfter ? otherCpuShare(cpuBefore, cpuAfter, meta.nproc) : undefined;
-    const report = buildReport({ meta: { ...meta, otherCpuShare: others, elapsedSec: (performance.now() - started) / 1000 }, measured, longStreamEvents, memory, costs, soak, openStreams });
+    const report = buildReport({ meta: { ...meta, otherCpuShare: others, elapsedSec: (performance.now() - started) / 1000 }, measured, longStreamEvents, memory, costs, soak, openStreams, profiles });
     emit(report, args);
   } finally {
     process.off("SIGINT", onSignal);

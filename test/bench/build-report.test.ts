@@ -197,6 +197,46 @@ describe("buildReport: CPU by thread", () => {
   });
 });
 
+describe("buildReport: --perf", () => {
+  const attribution = {
+    samples: 1_000,
+    mainSamples: 600,
+    otherThreads: [
+      { name: "HTTP Client", samples: 250 },
+      { name: "HeapHelper", samples: 150 },
+    ],
+    functions: [
+      { name: "(no JavaScript: the event loop, the HTTP server, native callbacks)", samples: 120 },
+      { name: "answerFromModels", samples: 60 },
+      ...Array.from({ length: 20 }, (_, i) => ({ name: `part${i}`, samples: 21 })),
+    ],
+  };
+
+  test("each profiled pass: its main thread's share of the CPU per request, the top functions, the rest in one line", () => {
+    const profiles = [
+      { scenarioId: "messages/json/gateway", cpuUsPerRequest: 200, attribution },
+      { scenarioId: "messages/stream/gateway", cpuUsPerRequest: 300, error: "perf record exited with 255: no access" },
+    ];
+    const report = buildReport({ meta: meta("pglite"), measured: PATHS, profiles });
+    expect(report.profiles).toEqual(profiles);
+    const text = formatReport(report);
+    expect(text).toContain("perf: the gateway's main thread in the loaded passes of the run's middle round in time");
+    // 600 of 1,000 samples of 200 µs a request.
+    expect(text).toMatch(/messages\/json\/gateway\s+120\.0\s+100 %\s+main thread, of 200 µs\/req in all \(1000 samples\); other threads: HTTP Client 50\.0, HeapHelper 30\.0/);
+    expect(text).toMatch(/\n\s+24\.0\s+20\.0 %\s+\(no JavaScript: the event loop/);
+    expect(text).toMatch(/\n\s+12\.0\s+10\.0 %\s+answerFromModels/);
+    expect(text).toMatch(/\n\s+4\.2\s+3\.5 %\s+part13\n\s+25\.2\s+21\.0 %\s+6 other functions/);
+    expect(text).not.toContain("part14");
+    expect(text).toMatch(/messages\/stream\/gateway\s+-\s+-\s+perf record exited with 255: no access/);
+  });
+
+  test("left out without --perf", () => {
+    const report = buildReport({ meta: meta("pglite"), measured: PATHS });
+    expect(report.profiles).toBeUndefined();
+    expect(formatReport(report)).not.toContain("perf:");
+  });
+});
+
 describe("buildReport: big conversations", () => {
   const body = (caseId: string, bytes: number, target: BenchTarget, outcome: ScenarioOutcome) => ({
     scenario: scenario("body", `body/${caseId}/${target}`, target, "json", "x".repeat(bytes), caseId),

@@ -57,6 +57,7 @@ describe("parseBenchArgs", () => {
     [["--sections", "open-streams", "--streams", "400"], { sections: ["open-streams"], streams: 400 }],
     [["--sections", "soak", "--soak-minutes", "3"], { sections: ["soak"], soakMinutes: 3 }],
     [["--cpu-prof", "/tmp/prof"], { cpuProfDir: "/tmp/prof" }],
+    [["--perf", "/tmp/perf"], { perfDir: "/tmp/perf" }],
     [["--tool", "builtin"], { tool: "builtin" }],
     [["--out", "/tmp/x.json"], { json: true, out: "/tmp/x.json" }],
     [["--database-url", "postgres://postgres@127.0.0.1:5432/test"], { databaseUrl: "postgres://postgres@127.0.0.1:5432/test" }],
