@@ -4,6 +4,7 @@ import { bareProxyEnv } from "./bare-proxy-env.ts";
 import { createBenchAccount } from "./create-bench-account.ts";
 import { findFreePort } from "./find-free-port.ts";
 import { readProcessMemory } from "./read-process-memory.ts";
+import { jitDumpEnvironment } from "./record-perf.ts";
 import type { BenchTarget, TargetEndpoints } from "./scenarios.ts";
 import { BENCH_HOST, spawnGateway, type GatewayProcess } from "./spawn-gateway.ts";
 import { waitUntilReady } from "./wait-until-ready.ts";
@@ -30,7 +31,7 @@ export interface StartOptions {
   readonly databaseUrl?: string | undefined;
   readonly redisUrl?: string | undefined;
   readonly cpuProfDir?: string | undefined;
-  /** The gateway's jitdump directory, for `--perf`. */
+  /** The jitdump directory of the gateway and the bare proxy, for `--perf`. */
   readonly jitDumpDir?: string | undefined;
   readonly baselineDir?: string | undefined;
   readonly baselineEnv?: Readonly<Record<string, string>>;
@@ -65,7 +66,7 @@ export async function startProcesses(group: ChildGroup, options: StartOptions): 
   const bare = group.spawn(
     "bare proxy",
     [process.execPath, "run", join(ROOT, "src/bench/bare-proxy.ts")],
-    bareProxyEnv(process.env, barePort, sim.url),
+    { ...bareProxyEnv(process.env, barePort, sim.url), ...(options.jitDumpDir ? jitDumpEnvironment(options.jitDumpDir) : {}) },
     { server: true },
   );
 

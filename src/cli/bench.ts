@@ -61,12 +61,12 @@ function planScenarios(args: BenchArgs, processes: BenchProcesses): Scenario[] {
   ];
 }
 
-/** `--perf`: the gateway's loaded passes in the middle round, each recorded to a file of its own. */
+/** `--perf`: the loaded passes of the gateway and the bare proxy in the middle round, each recorded to a file of its own. */
 interface PerfPlan {
   readonly dir: string;
   /** The round in the middle of the run in time (the second of three), whatever its CPU. */
   readonly round: number;
-  readonly recorded: Array<{ readonly index: number; readonly file: string; error?: string | undefined }>;
+  readonly recorded: Array<{ readonly index: number; readonly pid: number; readonly file: string; error?: string | undefined }>;
 }
 
 /** Rounds interleave the scenarios over time, so a burst of outside load hits each of them alike. */
@@ -84,14 +84,14 @@ async function runRounds(args: BenchArgs, tool: "wrk" | "builtin", scriptDir: st
       const serverPid = processes.pids[scenario.target];
       // parseBenchArgs only lets `baseline` through with --baseline, which starts its gateway.
       if (serverPid === undefined) throw new Error(`${scenario.id}: no process serves this target`);
-      const profiled = perf !== undefined && round === perf.round && serverPid === processes.pids.gateway;
+      const profiled = perf !== undefined && round === perf.round && (serverPid === processes.pids.gateway || serverPid === processes.pids.bare);
       const aroundLoad = !profiled
         ? undefined
         : () => {
             const file = join(perf.dir, `${scenario.id.replaceAll("/", "-")}.perf.data`);
             const recording = startPerfRecord(group, serverPid, file);
             return async () => {
-              perf.recorded.push({ index: i, file, error: (await recording.stop()).error });
+              perf.recorded.push({ index: i, pid: serverPid, file, error: (await recording.stop()).error });
             };
           };
       rounds[i]!.push(await runScenario(scenario, { ...args, tool, scriptDir, group, serverPid, aroundLoad }));
@@ -135,11 +135,11 @@ async function measureCosts(args: BenchArgs, databaseUrl: string | undefined, da
   }
 }
 
-/** The recordings read back once the gateway has stopped (its jitdump is whole then). */
-async function readProfiles(perf: PerfPlan, pid: number, scenarios: readonly Scenario[], rounds: readonly ScenarioOutcome[][]): Promise<PassProfile[]> {
+/** The recordings read back once the processes have stopped (their jitdumps are whole then). */
+async function readProfiles(perf: PerfPlan, scenarios: readonly Scenario[], rounds: readonly ScenarioOutcome[][]): Promise<PassProfile[]> {
   say(`reading ${perf.recorded.length} perf recordings…`);
   const profiles: PassProfile[] = [];
-  for (const { index, file, error } of perf.recorded) {
+  for (const { index, pid, file, error } of perf.recorded) {
     const scenarioId = scenarios[index]!.id;
     const cpuUsPerRequest = rounds[index]![perf.round - 1]?.load?.cpuUsPerRequest;
     if (error !== undefined) {
@@ -266,7 +266,10 @@ async function bench(args: BenchArgs): Promise<void> {
       if (has("open-streams")) openStreams = await holdOpenStreams(args, group, processes);
       // The gateway stops first: its profile is written on exit, and PGlite's files are free for the floor and the costs.
       await group.stop(processes.gateway.child);
-      if (perf) profiles = await readProfiles(perf, processes.pids.gateway, scenarios, rounds);
+      if (perf) {
+        await group.stop(processes.bare);
+        profiles = await readProfiles(perf, scenarios, rounds);
+      }
       let floor: PgliteFloor | undefined;
       if (has("memory") && meta.database === "pglite") {
         say("the PGlite floor: a bare script on the gateway's data dir…");
