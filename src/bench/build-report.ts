@@ -170,7 +170,7 @@ export interface BenchReport {
   readonly budget: readonly BudgetRow[];
   readonly soak: SoakSummary | undefined;
   readonly openStreams: readonly OpenStreamsResult[] | undefined;
-  /** `--perf`: the gateway's loaded passes of the middle round, sampled. */
+  /** `--perf`: the first pass of each of the gateway's and the bare proxy's scenarios in the middle round, sampled. */
   readonly profiles?: readonly PassProfile[] | undefined;
   /** Verdicts met, and judged (a verdict that could not be judged counts in neither). */
   readonly summary: { readonly met: number; readonly judged: number };

@@ -55,7 +55,7 @@ export interface BenchArgs {
   readonly baselineEnv: Readonly<Record<string, string>>;
   /** Run the gateway with Bun's --cpu-prof, writing the profile into this directory on exit. */
   readonly cpuProfDir: string | undefined;
-  /** Sample the gateway and the bare proxy with perf in the middle round's loaded passes, the recordings and JIT code maps kept in this directory. */
+  /** Sample the gateway and the bare proxy with perf in the middle round's first passes, the recordings and JIT code maps kept in this directory. */
   readonly perfDir: string | undefined;
   /** Slow streams the open-streams row holds on the gateway at once. */
   readonly streams: number;
@@ -101,9 +101,9 @@ export const USAGE = `usage: bun run bench [options]
   --baseline-env <K=V>    set K=V in the baseline gateway's environment only (repeatable): with --baseline . the same
                           code under two settings, e.g. --baseline-env MIMALLOC_PURGE_DELAY=100
   --cpu-prof <dir>        profile the gateway (bun --cpu-prof); the .cpuprofile lands in <dir> when it stops
-  --perf <dir>            sample the gateway and the bare proxy with perf (Linux, perf on PATH) in the middle round's
-                          loaded passes, and report where their main threads' CPU goes by JavaScript function; the
-                          recordings stay in <dir>
+  --perf <dir>            sample the gateway and the bare proxy with perf (Linux, perf on PATH) in each row's first pass
+                          of the middle round, and report where their main threads' CPU goes by JavaScript function;
+                          the recordings stay in <dir>
   --streams <n>           slow streams the open-streams row holds at once (default 10000)
   --soak-minutes <m>      length of the soak: new conversations on the gateway, its RSS read every second (default 10)`;
 

@@ -245,7 +245,7 @@ export function formatProfiles(profiles: readonly PassProfile[] | undefined): st
     if (rest > 0) body.push(["", usOf(rest), pct(rest), `${attribution.functions.length - listed.length} other functions`]);
   }
   return [
-    "perf: the main thread of the gateway (and of the bare proxy, its floor) in the loaded passes of the run's middle round in time, each sample charged to the innermost JavaScript function on its stack with the native code it called (JSON, headers, fetch, the collector's work on the allocating thread); a function still interpreted counts toward its compiled caller; µs/req = share of the process's samples × its CPU per request",
+    "perf: the main thread of the gateway (and of the bare proxy, its floor) in each row's first pass (the loaded one; the big conversations' one-connection pass) of the run's middle round in time, each sample charged to the innermost JavaScript function on its stack with the native code it called (JSON, headers, fetch, the collector's work on the allocating thread); a function still interpreted counts toward its compiled caller; µs/req = share of the process's samples × its CPU per request",
     ...table(["row", "µs/req", "of main", "function"], body, [3]),
   ];
 }

@@ -15,8 +15,12 @@ export interface RunScenarioOptions {
   readonly group: ChildGroup;
   /** The process serving the target: its CPU per request and peak memory are reported beside the load numbers. */
   readonly serverPid: number;
-  /** Started just before the loaded pass (a profiler, say); what it returns is awaited once the pass has been read. */
-  readonly aroundLoad?: ((scenario: Scenario) => (() => Promise<void>) | undefined) | undefined;
+  /**
+   * Started just before the scenario's first pass, the one its CPU per request is read from (the
+   * loaded pass; the big conversations' one-connection pass): a profiler, say. What it returns is
+   * awaited once the pass has been read.
+   */
+  readonly aroundFirstPass?: ((scenario: Scenario) => (() => Promise<void>) | undefined) | undefined;
 }
 
 /** One pass of one scenario: the load tool's numbers, the server's CPU per request and its peak RSS. */
@@ -46,7 +50,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   for (const pass of scenario.passes) {
     const connections = pass === "load" ? options.connections : 1;
     const durationSec = pass === "load" ? options.durationSec : options.latencySec;
-    const finishAround = pass === "load" ? options.aroundLoad?.(scenario) : undefined;
+    const finishAround = pass === scenario.passes[0] ? options.aroundFirstPass?.(scenario) : undefined;
     const cpuBefore = readThreadSnapshot(options.serverPid);
     const peak = startPeakProbe(options.serverPid);
     // The same tool for both passes: Bun's fetch, as a client, adds about 0.08 ms to every exchange

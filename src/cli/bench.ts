@@ -61,7 +61,7 @@ function planScenarios(args: BenchArgs, processes: BenchProcesses): Scenario[] {
   ];
 }
 
-/** `--perf`: the loaded passes of the gateway and the bare proxy in the middle round, each recorded to a file of its own. */
+/** `--perf`: the first passes of the gateway's and the bare proxy's scenarios in the middle round, each recorded to a file of its own. */
 interface PerfPlan {
   readonly dir: string;
   /** The round in the middle of the run in time (the second of three), whatever its CPU. */
@@ -85,7 +85,7 @@ async function runRounds(args: BenchArgs, tool: "wrk" | "builtin", scriptDir: st
       // parseBenchArgs only lets `baseline` through with --baseline, which starts its gateway.
       if (serverPid === undefined) throw new Error(`${scenario.id}: no process serves this target`);
       const profiled = perf !== undefined && round === perf.round && (serverPid === processes.pids.gateway || serverPid === processes.pids.bare);
-      const aroundLoad = !profiled
+      const aroundFirstPass = !profiled
         ? undefined
         : () => {
             const file = join(perf.dir, `${scenario.id.replaceAll("/", "-")}.perf.data`);
@@ -94,7 +94,7 @@ async function runRounds(args: BenchArgs, tool: "wrk" | "builtin", scriptDir: st
               perf.recorded.push({ index: i, pid: serverPid, file, error: (await recording.stop()).error });
             };
           };
-      rounds[i]!.push(await runScenario(scenario, { ...args, tool, scriptDir, group, serverPid, aroundLoad }));
+      rounds[i]!.push(await runScenario(scenario, { ...args, tool, scriptDir, group, serverPid, aroundFirstPass }));
       // A server that crashed under load turns every later scenario into connection errors; stop with its output.
       group.assertAlive();
     }
@@ -141,7 +141,7 @@ async function readProfiles(perf: PerfPlan, scenarios: readonly Scenario[], roun
   const profiles: PassProfile[] = [];
   for (const { index, pid, file, error } of perf.recorded) {
     const scenarioId = scenarios[index]!.id;
-    const cpuUsPerRequest = rounds[index]![perf.round - 1]?.load?.cpuUsPerRequest;
+    const cpuUsPerRequest = rounds[index]![perf.round - 1]?.[scenarios[index]!.passes[0]!]?.cpuUsPerRequest;
     if (error !== undefined) {
       profiles.push({ scenarioId, cpuUsPerRequest, error });
       continue;

@@ -220,7 +220,7 @@ describe("buildReport: --perf", () => {
     const report = buildReport({ meta: meta("pglite"), measured: PATHS, profiles });
     expect(report.profiles).toEqual(profiles);
     const text = formatReport(report);
-    expect(text).toContain("perf: the main thread of the gateway (and of the bare proxy, its floor) in the loaded passes of the run's middle round in time");
+    expect(text).toContain("perf: the main thread of the gateway (and of the bare proxy, its floor) in each row's first pass (the loaded one; the big conversations' one-connection pass) of the run's middle round in time");
     // 600 of 1,000 samples of 200 µs a request.
     expect(text).toMatch(/messages\/json\/gateway\s+120\.0\s+100 %\s+main thread, of 200 µs\/req in all \(1000 samples\); other threads: HTTP Client 50\.0, HeapHelper 30\.0/);
     expect(text).toMatch(/\n\s+24\.0\s+20\.0 %\s+\(no JavaScript: the event loop/);
