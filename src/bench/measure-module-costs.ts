@@ -50,6 +50,7 @@ import { createUsageWriter } from "../usage/create-usage-writer.ts";
 import { BENCH_EFFORT, BENCH_MODELS, buildBenchConfig, CROSS_TIERS, SAME_FORMAT_TIER } from "./build-bench-config.ts";
 import { buildConversationBody } from "./build-conversation-body.ts";
 import { createParseMemo, type ParseScope } from "../pipeline/create-parse-memo.ts";
+import { countAllocatedCells, type AllocatedCells } from "./count-allocated-cells.ts";
 import { measureCallCost, type CallCostOptions } from "./measure-call-cost.ts";
 import { asForwarded, FORMATS, LONG_STREAM_WORDS, TRICKLED_STREAM_WORDS, type BenchFormat } from "./scenarios.ts";
 import { streamOneEventARead } from "./stream-one-event-a-read.ts";
@@ -89,6 +90,8 @@ export interface CostRow {
   /** What the calls saw (the decision's source, the backend), so a reader can tell the path taken. */
   readonly note: string;
   readonly sink: number;
+  /** Heap cells a call allocates (countAllocatedCells), and the types most allocated; undefined where not counted. */
+  readonly cells?: AllocatedCells | undefined;
 }
 
 export interface CostOptions {
@@ -180,7 +183,8 @@ interface Timed {
 
 async function time(rows: CostRow[], options: CallCostOptions, timed: Timed): Promise<void> {
   const cost = await measureCallCost(timed.call, timed.calls ?? options);
-  rows.push({ id: timed.id, part: timed.part, label: timed.label, ...cost, targetP50Us: timed.targetP50Us, note: timed.note ?? "" });
+  const cells = await countAllocatedCells(timed.call);
+  rows.push({ id: timed.id, part: timed.part, label: timed.label, ...cost, targetP50Us: timed.targetP50Us, note: timed.note ?? "", cells });
 }
 
 /** Upstream answers the parts read, fetched once from an in-process sim: the same bytes the gateway gets in the bench. */

@@ -196,7 +196,7 @@ export function formatMemory(m: MemorySection | undefined): string[] {
 
 export function formatCosts(costs: readonly CostRow[]): string[] {
   if (costs.length === 0) return [];
-  const header = ["part", "what is timed", "CPU µs/call", "p50 µs", "p99 µs", "calls", "note"];
+  const header = ["part", "what is timed", "CPU µs/call", "p50 µs", "p99 µs", "calls", "cells/call", "most allocated", "note"];
   const body = costs.map((c) => [
     c.part,
     c.label,
@@ -204,9 +204,18 @@ export function formatCosts(costs: readonly CostRow[]): string[] {
     us(c.p50Us, 2),
     us(c.p99Us, 2),
     String(c.calls),
+    us(c.cells?.perCall),
+    (c.cells?.byType ?? [])
+      .slice(0, 3)
+      .filter((t) => t.perCall >= 0.5)
+      .map((t) => `${t.type} ${t.perCall.toFixed(0)}`)
+      .join(", "),
     [c.targetP50Us === undefined || c.p50Us === undefined ? "" : `p50 target ≤ ${c.targetP50Us} µs ${c.p50Us <= c.targetP50Us ? "PASS" : "MISS"}`, c.note].filter((s) => s !== "").join(" · "),
   ]);
-  return ["cost section: each part of a request called in-process on the bench config and the run's database and Redis; CPU µs/call = process CPU ÷ calls, p50/p99 = wall time per call (medians of rounds)", ...table(header, body, [1, 6])];
+  return [
+    "cost section: each part of a request called in-process on the bench config and the run's database and Redis; CPU µs/call = process CPU ÷ calls, p50/p99 = wall time per call (medians of rounds); cells/call = objects, strings, closures and arrays the call leaves on the heap for the collector, counted (not timed), so it reads the same on a busy machine",
+    ...table(header, body, [1, 7, 8]),
+  ];
 }
 
 export function formatBudget(rows: readonly BudgetRow[]): string[] {

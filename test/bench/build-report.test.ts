@@ -378,6 +378,26 @@ describe("buildReport: memory and the budget", () => {
     expect(report.budget[0]!.parts.map((p) => p.id)).not.toContain("limits");
   });
 
+  test("the cost section shows each part's cells a call and the types it allocates most; a dash where none were counted", () => {
+    const counted: CostRow = {
+      ...cost("routing/messages", "routing", 5),
+      cells: {
+        perCall: 124.4,
+        byType: [
+          { type: "Object", perCall: 29.2 },
+          { type: "string", perCall: 27 },
+          { type: "JSLexicalEnvironment", perCall: 20 },
+          { type: "Function", perCall: 19 },
+        ],
+      },
+    };
+    const text = formatReport(buildReport({ meta: meta("pglite"), measured: PATHS, costs: [cost("auth", "auth", 1), counted] }));
+    expect(text).toMatch(/cost section: .*cells\/call = objects, strings, closures and arrays/);
+    expect(text).toMatch(/calls\s+cells\/call\s+most allocated\s+note/);
+    expect(text).toMatch(/routing\s+routing\/messages\s+5\.00\s+5\.00\s+5\.00\s+1\s+124\s+Object 29, string 27, JSLexicalEnvironment 20\s*\n/);
+    expect(text).toMatch(/auth\s+auth\s+1\.00\s+1\.00\s+1\.00\s+1\s+-\s*\n/);
+  });
+
   test("the summary counts the verdicts judged and met", () => {
     const report = buildReport({ meta: meta("pglite"), measured: PATHS, memory: { floor: FLOOR, firstStartPeakBytes: 400 * MB } });
     // 4 rows × (CPU, p99, RSS) = 12, plus the first start; met: CPU 3, p99 3, RSS 3, first start 1.
