@@ -32,10 +32,12 @@ function added(before: HeapCount, after: HeapCount): Map<string, number> | undef
 const sum = (cells: ReadonlyMap<string, number>): number => [...cells.values()].reduce((total, n) => total + n, 0);
 
 /** Cells a batch aims at: few enough that most batches fit between two collections. */
-const BATCH_CELLS = 20_000;
-const MAX_BATCH = 1_000;
-const FIRST_BATCH = 10;
+const BATCH_CELLS = 5_000;
+const MAX_BATCH = 200;
+const FIRST_BATCH = 1;
 const TRIES = 30;
+
+let walkCells: Map<string, number> | undefined;
 
 /**
  * Counts the heap cells a call allocates: the heap's cells by type (`bun:jsc` heapStats, which
@@ -54,16 +56,16 @@ export async function countAllocatedCells(call: () => unknown): Promise<Allocate
     }
     return added(before, countHeap());
   };
-  // The walks' own cells, once: what a batch of no calls adds.
-  let walks: Map<string, number> | undefined;
-  for (let tries = 0; tries < TRIES && !walks; tries++) walks = await run(0);
+  // The walks' own cells, once a process: what a batch of no calls adds (each walk is tens of ms).
+  for (let tries = 0; tries < TRIES && !walkCells; tries++) walkCells = await run(0);
+  const walks = walkCells;
   if (!walks) return undefined;
   let batch = FIRST_BATCH;
   for (let tries = 0; tries < TRIES; tries++) {
     const cells = await run(batch);
     if (!cells) continue;
-    // A first batch sizes the next, when it was too small to count to a tenth of a cell.
-    const next = Math.min(MAX_BATCH, Math.floor(BATCH_CELLS / Math.max(1, sum(cells) / batch)));
+    // A first batch of one call sizes the next: as many calls as make about BATCH_CELLS cells.
+    const next = Math.max(1, Math.min(MAX_BATCH, Math.floor(BATCH_CELLS / Math.max(1, sum(cells) / batch))));
     if (next > batch * 4) {
       batch = next;
       continue;
