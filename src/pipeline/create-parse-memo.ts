@@ -67,6 +67,12 @@ export interface ParseMemo {
   readonly chars: number;
 }
 
+/** What `readKnown` is given for a piece no parse has read yet. */
+const UNPARSED: unique symbol = Symbol("unparsed");
+
+/** `given`, or the piece `text[start, end)` parsed when it is UNPARSED. */
+const pieceValue = (given: unknown, text: string, start: number, end: number): unknown => (given === UNPARSED ? JSON.parse(text.slice(start, end)) : given);
+
 /** Below this a piece is parsed every time: remembering it costs more than parsing it. */
 const MIN_PIECE_CHARS = 64;
 /** What the note of a piece seen once counts against the budget (a map entry and a small object). */
@@ -196,7 +202,7 @@ export function createParseMemo(options: { readonly maxChars: number }): ParseMe
           place(slot, known);
           return known.value;
         }
-        const found = readKnown(own, text, start, end, () => JSON.parse(text.slice(start, end)));
+        const found = readKnown(own, text, start, end, UNPARSED);
         place(slot, found.piece);
         return found.value;
       },
@@ -210,13 +216,17 @@ export function createParseMemo(options: { readonly maxChars: number }): ParseMe
       note(text, start, end, slot, value) {
         if (end - start < MIN_PIECE_CHARS) return;
         own ??= piecesOf(accountId);
-        place(slot, readKnown(own, text, start, end, () => value).piece);
+        place(slot, readKnown(own, text, start, end, value).piece);
       },
     };
   }
 
-  /** A piece read through the account's pieces: the kept value, or `parse`d now (and noted, or kept). */
-  function readKnown(own: Pieces, text: string, start: number, end: number, parse: () => unknown): { piece: Remembered; value: unknown } {
+  /**
+   * A piece read through the account's pieces: the kept value, or `given` (parsed now when it is
+   * UNPARSED), and noted, or kept. A value, not a function to make it: a closure would cost each
+   * read a scope for the variables it captures, taken or not.
+   */
+  function readKnown(own: Pieces, text: string, start: number, end: number, given: unknown): { piece: Remembered; value: unknown } {
     const length = end - start;
     const key = keyOf(text, start, end);
     const known = own.get(key);
@@ -227,11 +237,11 @@ export function createParseMemo(options: { readonly maxChars: number }): ParseMe
     if (known === undefined) {
       const seen: Remembered = { text: undefined, value: undefined, size: SEEN_SIZE, hot: false };
       remember(own, key, seen);
-      return { piece: seen, value: parse() };
+      return { piece: seen, value: pieceValue(given, text, start, end) };
     }
     // Seen before (or another piece under the same key): kept from now on, unless a copy of
     // the text is not the text (a lone surrogate, which text decoded from bytes never holds).
-    const value = parse();
+    const value = pieceValue(given, text, start, end);
     const piece = text.slice(start, end);
     const copy = ownCopy(piece);
     if (copy !== piece) return { piece: known, value };

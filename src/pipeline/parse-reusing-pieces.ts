@@ -1,4 +1,4 @@
-import type { ParseScope } from "./create-parse-memo.ts";
+import type { ParseScope, PieceSlot } from "./create-parse-memo.ts";
 import { readJsonStringAt } from "../wire/scan-json-string.ts";
 import { MEMBER_OFFSETS } from "../canonical/member-offsets.ts";
 import type { JsonTextScan } from "./scan-json-text.ts";
@@ -59,8 +59,8 @@ function listPieces(text: string, scan: JsonTextScan): Piece[] | undefined {
   return pieces;
 }
 
-/** Where a piece sits for the memo: its member and index, for an element of an array. */
-const slotOf = (piece: Piece) => (piece.index < 0 ? undefined : { member: piece.member, index: piece.index });
+/** Where a piece sits for the memo (its member and index): the piece itself, for an element of an array; no new object a piece. */
+const slotOf = (piece: Piece): PieceSlot | undefined => (piece.index < 0 ? undefined : piece);
 
 /**
  * The value of `text`, a JSON object as `scan` (with members) found it, with each big member's

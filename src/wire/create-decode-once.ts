@@ -3,6 +3,15 @@ import { freezeLevels } from "../canonical/freeze-levels.ts";
 /** Levels of a kept value frozen: the list of parts, a part, a tool result's parts, one of those. */
 const FROZEN_LEVELS = 4;
 
+export interface DecodeOnce<T extends object> {
+  (item: unknown, decode: (warnings: string[]) => T, warn: (warning: string) => void): T;
+  /**
+   * The kept value of an item decoded before, if any: looked up first, it spares a caller the
+   * closure (and its scope) it would make for `decode`, on each message of a conversation sent again.
+   */
+  known(item: unknown): T | undefined;
+}
+
 /**
  * A decoder of wire items that decodes each frozen item once. A frozen item is one the parse memo
  * shares between an account's requests (a message of a conversation sent again): its decoded
@@ -11,12 +20,13 @@ const FROZEN_LEVELS = 4;
  * warning may name the item's place, which can change), as is any item not frozen. `decode`
  * pushes its warnings to the list it is given; they go on to `warn`.
  */
-export function createDecodeOnce<T extends object>(): (item: unknown, decode: (warnings: string[]) => T, warn: (warning: string) => void) => T {
+export function createDecodeOnce<T extends object>(): DecodeOnce<T> {
   const decoded = new WeakMap<object, T>();
-  return (item, decode, warn) => {
+  const known = (item: unknown): T | undefined => (typeof item === "object" && item !== null && Object.isFrozen(item) ? decoded.get(item) : undefined);
+  const decodeOnce = (item: unknown, decode: (warnings: string[]) => T, warn: (warning: string) => void): T => {
     const shared = typeof item === "object" && item !== null && Object.isFrozen(item);
-    const known = shared ? decoded.get(item) : undefined;
-    if (known !== undefined) return known;
+    const kept = shared ? decoded.get(item) : undefined;
+    if (kept !== undefined) return kept;
     const warnings: string[] = [];
     const value = decode(warnings);
     if (warnings.length > 0) for (const warning of warnings) warn(warning);
@@ -26,4 +36,5 @@ export function createDecodeOnce<T extends object>(): (item: unknown, decode: (w
     }
     return value;
   };
+  return Object.assign(decodeOnce, { known });
 }

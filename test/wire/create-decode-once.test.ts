@@ -28,6 +28,29 @@ describe("createDecodeOnce", () => {
     expect(decodeOnce(own, decode(own), () => {})).not.toBe(decodeOnce(own, decode(own), () => {}));
     expect(calls).toBe(5);
   });
+
+  test("known: the value kept for a frozen item decoded before, and nothing for any other item", () => {
+    const decodeOnce = createDecodeOnce<string[]>();
+    const shared = Object.freeze({ text: "a" });
+    expect(decodeOnce.known(shared)).toBeUndefined();
+    const value = decodeOnce(shared, () => ["a"], () => {});
+    expect(decodeOnce.known(shared)).toBe(value);
+    const warned = Object.freeze({ text: "b" });
+    decodeOnce(
+      warned,
+      (warnings) => {
+        warnings.push("dropped b");
+        return ["b"];
+      },
+      () => {},
+    );
+    expect(decodeOnce.known(warned)).toBeUndefined();
+    const own = { text: "c" };
+    decodeOnce(own, () => ["c"], () => {});
+    expect(decodeOnce.known(own)).toBeUndefined();
+    expect(decodeOnce.known(null)).toBeUndefined();
+    expect(decodeOnce.known("a")).toBeUndefined();
+  });
 });
 
 /**

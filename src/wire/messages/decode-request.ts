@@ -53,6 +53,14 @@ const decodeOnce = createDecodeOnce<ContentPart[]>();
  * Leading system messages (before any user or assistant turn) join the top-level system prompt;
  * later ones keep their place in the history as `system` messages.
  */
+/**
+ * A message's content decoded (and kept, when the message is shared): a function of its own, so the
+ * closure and the scope it captures are made only here, for a message not decoded before.
+ */
+function decodeMessageContent(raw: JsonObject, field: FieldPath, warn: Warn): ContentPart[] {
+  return decodeOnce(raw, (warnings) => decodeContent(raw.content, new FieldPath(field, "content"), (w) => void warnings.push(w)), warn);
+}
+
 function decodeMessages(value: unknown, system: TextPart[], warn: Warn): CanonicalMessage[] {
   if (!Array.isArray(value)) throw invalidRequest("`messages`: expected an array", "messages");
   const messages: CanonicalMessage[] = [];
@@ -64,7 +72,7 @@ function decodeMessages(value: unknown, system: TextPart[], warn: Warn): Canonic
     if (role !== "user" && role !== "assistant" && role !== "system") {
       throw invalidRequest(`\`${String(field)}.role\`: expected "user", "assistant" or "system"`, `${String(field)}.role`);
     }
-    const content = decodeOnce(raw, (warnings) => decodeContent(raw.content, new FieldPath(field, "content"), (w) => void warnings.push(w)), warn);
+    const content = decodeOnce.known(raw) ?? decodeMessageContent(raw, field, warn);
     const message: CanonicalMessage = { role, content };
     if (role !== "system") messages.push(message);
     else if (messages.length === 0) system.push(...instructionText(message, String(field)));
