@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from "bun:test";
 import { createChildGroup } from "../../src/bench/child-group.ts";
-import { runScenario } from "../../src/bench/run-scenario.ts";
+import { runScenario, settleTargets } from "../../src/bench/run-scenario.ts";
 import type { Pass, Scenario } from "../../src/bench/scenarios.ts";
 
 const servers: ReturnType<typeof Bun.serve>[] = [];
@@ -8,60 +8,79 @@ afterEach(() => {
   for (const server of servers.splice(0)) server.stop(true);
 });
 
-/** A server that notes, for each request, what the test had logged by then. */
-function notingServer(log: string[]): string {
+/** A server that counts the requests it answers. */
+function countingServer(): { url: string; count: () => number } {
+  let count = 0;
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
     async fetch(request) {
       await request.text();
-      log.push("request");
+      count++;
       return Response.json({ ok: true });
     },
   });
   servers.push(server);
-  return `http://127.0.0.1:${server.port}/v1/messages`;
+  return { url: `http://127.0.0.1:${server.port}/v1/messages`, count: () => count };
 }
 
-const scenarioWith = (url: string, passes: readonly Pass[]): Scenario => ({
-  id: "body/100k/gateway",
-  kind: "body",
-  bodyCase: "100k",
+const scenarioFor = (id: string, url: string): Scenario => ({
+  id,
+  kind: "path",
+  bodyCase: "",
   format: "messages",
   mode: "json",
   target: "gateway",
   url,
   headers: { "content-type": "application/json" },
   body: "{}",
-  passes,
+  passes: ["load"],
   warmupRequests: 1,
 });
 
-/** The log squeezed: runs of requests as one entry. */
-const squeezed = (log: readonly string[]): string[] => log.filter((entry, i) => entry !== "request" || log[i - 1] !== "request");
+test("settling loads every scenario in turn, and ends once its time has passed", async () => {
+  const first = countingServer();
+  const second = countingServer();
+  const group = createChildGroup();
+  await settleTargets([scenarioFor("a", first.url), scenarioFor("b", second.url)], 2, { tool: "builtin", connections: 2, scriptDir: "/tmp", group });
+  expect(first.count()).toBeGreaterThan(0);
+  expect(second.count()).toBeGreaterThan(0);
+});
+
+test("no time to settle: no request at all", async () => {
+  const server = countingServer();
+  await settleTargets([scenarioFor("a", server.url)], 0, { tool: "builtin", connections: 2, scriptDir: "/tmp", group: createChildGroup() });
+  expect(server.count()).toBe(0);
+});
 
 test.each([
   [["load", "single"] as const, "the loaded pass"],
   [["single"] as const, "the one-connection pass, where it is the only one"],
-])("aroundFirstPass wraps %p's first pass alone: %s", async (passes) => {
-  const log: string[] = [];
-  const url = notingServer(log);
-  const outcome = await runScenario(scenarioWith(url, passes), {
-    tool: "builtin",
-    connections: 2,
-    durationSec: 1,
-    latencySec: 1,
-    scriptDir: "/tmp",
-    group: createChildGroup(),
-    serverPid: process.pid,
-    aroundFirstPass: (scenario) => {
-      log.push(`start ${scenario.id}`);
-      return async () => {
-        log.push("finish");
-      };
+])("aroundFirstPass wraps %p's first pass alone: %s", async (passes: readonly Pass[]) => {
+  const server = countingServer();
+  const seen: Array<readonly [string, number]> = [];
+  const outcome = await runScenario(
+    { ...scenarioFor("body/100k/gateway", server.url), passes },
+    {
+      tool: "builtin",
+      connections: 2,
+      durationSec: 1,
+      latencySec: 1,
+      scriptDir: "/tmp",
+      group: createChildGroup(),
+      serverPid: process.pid,
+      aroundFirstPass: (scenario) => {
+        seen.push([`start ${scenario.id}`, server.count()]);
+        return async () => {
+          seen.push(["finish", server.count()]);
+        };
+      },
     },
-  });
-  // The warm-up request, then the wrapped pass, then the second pass (if any) after the wrapper has finished.
-  expect(squeezed(log)).toEqual(["request", "start body/100k/gateway", "request", "finish", ...(passes.length > 1 ? ["request"] : [])]);
-  for (const pass of passes) expect(outcome[pass]?.requests).toBeGreaterThan(0);
+  );
+  // Started once, after the warm-up request; the first pass's requests between start and finish; the second pass's after.
+  expect(seen.map(([what]) => what)).toEqual(["start body/100k/gateway", "finish"]);
+  const [[, atStart], [, atFinish]] = seen as [readonly [string, number], readonly [string, number]];
+  expect(atStart).toBe(1);
+  expect(atFinish - atStart).toBe(outcome[passes[0]!]!.requests);
+  expect(server.count() - atFinish).toBe(passes.length > 1 ? outcome[passes[1]!]!.requests : 0);
 });
