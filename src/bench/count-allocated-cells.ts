@@ -41,11 +41,11 @@ let walkCells: Map<string, number> | undefined;
 
 /**
  * Counts the heap cells a call allocates: the heap's cells by type (`bun:jsc` heapStats, which
- * counts every cell not yet collected, dead or alive) before and after a batch of calls, in
- * a batch no collection interrupted. A count, not a time: it reads the same on a busy machine as
- * on an idle one, so a change that allocates less shows even where CPU times drown in noise. The
- * walks' own cells (heapStats' answer) are measured with no call between and taken off. Undefined
- * when no batch ran clear of a collection.
+ * counts every cell not yet collected, dead or alive) before and after a batch of calls that no
+ * collection interrupted. A count, not a time: a busy machine does not move it, so a change that
+ * allocates less shows where CPU times drown in noise (the compilers may still remove an
+ * allocation in one run and not another). The walks' own cells (heapStats' answer) are measured
+ * with no call between and taken off. Undefined when no batch ran clear of a collection.
  */
 export async function countAllocatedCells(call: () => unknown): Promise<AllocatedCells | undefined> {
   const run = async (calls: number): Promise<Map<string, number> | undefined> => {

@@ -213,7 +213,7 @@ export function formatCosts(costs: readonly CostRow[]): string[] {
     [c.targetP50Us === undefined || c.p50Us === undefined ? "" : `p50 target ≤ ${c.targetP50Us} µs ${c.p50Us <= c.targetP50Us ? "PASS" : "MISS"}`, c.note].filter((s) => s !== "").join(" · "),
   ]);
   return [
-    "cost section: each part of a request called in-process on the bench config and the run's database and Redis; CPU µs/call = process CPU ÷ calls, p50/p99 = wall time per call (medians of rounds); cells/call = objects, strings, closures and arrays the call leaves on the heap for the collector, counted (not timed), so it reads the same on a busy machine",
+    "cost section: each part of a request called in-process on the bench config and the run's database and Redis; CPU µs/call = process CPU ÷ calls, p50/p99 = wall time per call (medians of rounds); cells/call = objects, strings, closures and arrays the call leaves on the heap for the collector, counted (not timed), so a busy machine does not move it",
     ...table(header, body, [1, 7, 8]),
   ];
 }

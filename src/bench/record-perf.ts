@@ -12,7 +12,7 @@ const SAMPLES_A_SECOND = 999;
 /** What a process under `--perf` needs in its environment: JSC writes a jitdump of every piece of code it compiles. */
 export const jitDumpEnvironment = (dir: string): Record<string, string> => ({ BUN_JSC_useJITDump: "1", BUN_JSC_jitDumpDirectory: dir });
 
-/** One loaded pass under perf, attributed, or why it could not be. */
+/** One pass under perf (a row's first), attributed, or why it could not be. */
 export interface PassProfile {
   readonly scenarioId: string;
   /** The process's CPU µs per request in that pass (procfs): the samples' shares are shares of it. */

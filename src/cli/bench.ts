@@ -165,7 +165,7 @@ async function bench(args: BenchArgs): Promise<void> {
     mkdirSync(args.perfDir, { recursive: true });
     // A directory of the run's own: a jitdump is named by the pid, which another run may have had.
     perf = { dir: mkdtempSync(join(args.perfDir, "run-")), round: Math.ceil(args.rounds / 2), recorded: [] };
-    say(`perf: the recordings and the gateway's jitdump go to ${perf.dir}`);
+    say(`perf: the recordings and the jitdumps go to ${perf.dir}`);
   }
   // The production profile runs on a database of its own on the server named, dropped at the end.
   const benchDatabase = args.databaseUrl ? await createBenchDatabase(args.databaseUrl) : undefined;
