@@ -2,7 +2,7 @@ import type { ContentPart, TextPart, ToolCallPart, ToolResultPart } from "../../
 import { invalidRequest } from "../../canonical/gateway-error.ts";
 import type { CanonicalMessage } from "../../canonical/request.ts";
 import { decodeContent } from "./decode-content.ts";
-import { isJsonObject } from "../../canonical/json-object.ts";
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 import { createDecodeOnce } from "../create-decode-once.ts";
 
 /** Each message of a conversation sent again (frozen by the parse memo) is decoded once. */
@@ -58,6 +58,21 @@ function decodeToolResult(message: Record<string, unknown>, path: string, warnin
 }
 
 /**
+ * A tool message's result decoded (and kept, when the message is shared). The closures live here,
+ * not in the loop over messages: a message decoded before is looked up first and makes none (nor
+ * the scope they would capture).
+ */
+function decodeToolResultOnce(message: JsonObject, path: string, warn: (warning: string) => void): ToolResultPart {
+  return decodeResultOnce(message, (sink) => decodeToolResult(message, path, sink), warn);
+}
+
+/** A system, user or assistant message's parts decoded (and kept, when the message is shared); see decodeToolResultOnce. */
+function decodePartsOf(message: JsonObject, path: string, role: "system" | "user" | "assistant", warn: (warning: string) => void): ContentPart[] {
+  if (role === "assistant") return decodePartsOnce(message, (sink) => decodeAssistant(message, path, sink), warn);
+  return decodePartsOnce(message, (sink) => decodeContent(message.content, `${path}.content`, role === "user", sink), warn);
+}
+
+/**
  * Chat `messages` → canonical system + messages. Leading system/developer messages become the
  * system prompt; later ones stay in place as `system` messages. Consecutive tool (and legacy
  * function) messages merge into one user message of tool results, as the other formats hold them.
@@ -72,7 +87,7 @@ export function decodeMessages(raw: readonly unknown[], warnings: string[]): Dec
     if (!isJsonObject(message) || typeof message.role !== "string") throw invalidRequest(`\`${path}.role\`: field required`, `${path}.role`);
     const role = message.role;
     if (role === "tool" || role === "function") {
-      const result = decodeResultOnce(message, (sink) => decodeToolResult(message, path, sink), warn);
+      const result = decodeResultOnce.known(message) ?? decodeToolResultOnce(message, path, warn);
       if (toolResults) toolResults.push(result);
       else {
         toolResults = [result];
@@ -82,13 +97,13 @@ export function decodeMessages(raw: readonly unknown[], warnings: string[]): Dec
     }
     toolResults = null;
     if (role === "system" || role === "developer") {
-      const parts = decodePartsOnce(message, (sink) => decodeContent(message.content, `${path}.content`, false, sink), warn) as TextPart[];
+      const parts = (decodePartsOnce.known(message) ?? decodePartsOf(message, path, "system", warn)) as TextPart[];
       if (messages.length === 0) system.push(...parts);
       else messages.push({ role: "system", content: parts, ...(role === "developer" ? { developer: true } : {}) });
     } else if (role === "user") {
-      messages.push({ role: "user", content: decodePartsOnce(message, (sink) => decodeContent(message.content, `${path}.content`, true, sink), warn) });
+      messages.push({ role: "user", content: decodePartsOnce.known(message) ?? decodePartsOf(message, path, "user", warn) });
     } else if (role === "assistant") {
-      messages.push({ role: "assistant", content: decodePartsOnce(message, (sink) => decodeAssistant(message, path, sink), warn) });
+      messages.push({ role: "assistant", content: decodePartsOnce.known(message) ?? decodePartsOf(message, path, "assistant", warn) });
     } else {
       throw invalidRequest(`\`${path}.role\`: unsupported role '${role}'`, `${path}.role`);
     }

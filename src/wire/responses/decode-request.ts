@@ -7,7 +7,7 @@ import { packResponsesReasoning, unpackForeignThinking } from "../pack-reasoning
 import { readInputParts, type InputPart } from "./read-input-parts.ts";
 import { decodeToolChoice, decodeTools } from "./decode-tools.ts";
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
-import { createDecodeOnce } from "../create-decode-once.ts";
+import { createDecodeOnce, type DecodeOnce } from "../create-decode-once.ts";
 
 /** Top-level fields read into canonical places; everything else goes to `extra` by wire name. */
 const CONSUMED = new Set([
@@ -63,13 +63,21 @@ function stringField(item: JsonObject, key: string, at: string): string {
 const decodeContentOnce = createDecodeOnce<InputPart[]>();
 const decodeOutputOnce = createDecodeOnce<InputPart[]>();
 
+/**
+ * An input item's parts read (and kept, when the item is shared). The closures live here, not in
+ * readItem: an item decoded before is looked up first and makes none (nor the scope they capture).
+ */
+function decodeItemParts(once: DecodeOnce<InputPart[]>, item: JsonObject, value: unknown, at: string, warnings: string[]): InputPart[] {
+  return once(item, (sink) => readInputParts(value, at, sink), (w) => void warnings.push(w));
+}
+
 function readItem(item: unknown, at: string, conversation: Conversation, warnings: string[]): void {
   if (!isJsonObject(item)) throw invalidRequest(`${at} must be an object`, at);
   const type = item.type ?? (typeof item.role === "string" ? "message" : undefined);
   switch (type) {
     case "message": {
       const role = item.role;
-      const parts = decodeContentOnce(item, (sink) => readInputParts(item.content, `${at}.content`, sink), (w) => void warnings.push(w));
+      const parts = decodeContentOnce.known(item) ?? decodeItemParts(decodeContentOnce, item, item.content, `${at}.content`, warnings);
       if (role === "system" || role === "developer") addSystem(conversation, parts, role === "developer", at, warnings);
       else if (role === "user" || role === "assistant") addTurn(conversation, role, parts);
       else throw invalidRequest(`${at}.role must be user, assistant, system or developer`, `${at}.role`);
@@ -81,7 +89,7 @@ function readItem(item: unknown, at: string, conversation: Conversation, warning
       ]);
       return;
     case "function_call_output": {
-      const content = decodeOutputOnce(item, (sink) => readInputParts(item.output ?? "", `${at}.output`, sink), (w) => void warnings.push(w));
+      const content = decodeOutputOnce.known(item) ?? decodeItemParts(decodeOutputOnce, item, item.output ?? "", `${at}.output`, warnings);
       addTurn(conversation, "user", [{ type: "tool_result", callId: stringField(item, "call_id", at), content, isError: false }]);
       return;
     }
