@@ -434,7 +434,7 @@ export function buildReport(inputs: BenchInputs): BenchReport {
     budget: buildBudget(paths, inputs.costs),
     soak: inputs.soak ? summarizeSoak(inputs.soak) : undefined,
     openStreams: inputs.openStreams,
-    ...(inputs.profiles ? { profiles: inputs.profiles } : {}),
+    profiles: inputs.profiles,
   };
   return { ...report, summary: summarise(report) };
 }

@@ -12,6 +12,9 @@ export interface DecodeOnce<T extends object> {
   known(item: unknown): T | undefined;
 }
 
+/** An item the parse memo shares between requests: a frozen object. */
+const isShared = (item: unknown): item is object => typeof item === "object" && item !== null && Object.isFrozen(item);
+
 /**
  * A decoder of wire items that decodes each frozen item once. A frozen item is one the parse memo
  * shares between an account's requests (a message of a conversation sent again): its decoded
@@ -22,9 +25,9 @@ export interface DecodeOnce<T extends object> {
  */
 export function createDecodeOnce<T extends object>(): DecodeOnce<T> {
   const decoded = new WeakMap<object, T>();
-  const known = (item: unknown): T | undefined => (typeof item === "object" && item !== null && Object.isFrozen(item) ? decoded.get(item) : undefined);
+  const known = (item: unknown): T | undefined => (isShared(item) ? decoded.get(item) : undefined);
   const decodeOnce = (item: unknown, decode: (warnings: string[]) => T, warn: (warning: string) => void): T => {
-    const shared = typeof item === "object" && item !== null && Object.isFrozen(item);
+    const shared = isShared(item);
     const kept = shared ? decoded.get(item) : undefined;
     if (kept !== undefined) return kept;
     const warnings: string[] = [];

@@ -50,10 +50,6 @@ function instructionText(message: CanonicalMessage, field: string): TextPart[] {
 const decodeOnce = createDecodeOnce<ContentPart[]>();
 
 /**
- * Leading system messages (before any user or assistant turn) join the top-level system prompt;
- * later ones keep their place in the history as `system` messages.
- */
-/**
  * A message's content decoded (and kept, when the message is shared): a function of its own, so the
  * closure and the scope it captures are made only here, for a message not decoded before.
  */
@@ -61,6 +57,10 @@ function decodeMessageContent(raw: JsonObject, field: FieldPath, warn: Warn): Co
   return decodeOnce(raw, (warnings) => decodeContent(raw.content, new FieldPath(field, "content"), (w) => void warnings.push(w)), warn);
 }
 
+/**
+ * Leading system messages (before any user or assistant turn) join the top-level system prompt;
+ * later ones keep their place in the history as `system` messages.
+ */
 function decodeMessages(value: unknown, system: TextPart[], warn: Warn): CanonicalMessage[] {
   if (!Array.isArray(value)) throw invalidRequest("`messages`: expected an array", "messages");
   const messages: CanonicalMessage[] = [];
