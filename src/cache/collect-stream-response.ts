@@ -1,13 +1,14 @@
 import type { OutputPart } from "../canonical/content-part.ts";
 import type { CanonicalResponse } from "../canonical/response.ts";
 import type { StreamEvent } from "../canonical/stream-event.ts";
+import { keepText, newKeptText, readKeptText, type KeptText } from "./kept-text.ts";
 import { STREAM_KEEP_LIMIT } from "./stream-keep-limit.ts";
 
 type Block =
-  | { type: "text"; text: string }
-  | { type: "thinking"; text: string; signature: string }
+  | { type: "text"; text: KeptText }
+  | { type: "thinking"; text: KeptText; signature: KeptText }
   | { type: "redacted_thinking"; data: string }
-  | { type: "tool_call"; id: string; name: string; arguments: string };
+  | { type: "tool_call"; id: string; name: string; arguments: KeptText };
 
 /** What has been seen of a stream so far. Mutated in place: one per stream, never shared. */
 export interface StreamCollector {
@@ -35,13 +36,15 @@ function grow(collector: StreamCollector, chars: number): boolean {
 function toPart(block: Block): OutputPart {
   switch (block.type) {
     case "text":
-      return { type: "text", text: block.text };
-    case "thinking":
-      return block.signature ? { type: "thinking", text: block.text, signature: block.signature } : { type: "thinking", text: block.text };
+      return { type: "text", text: readKeptText(block.text) };
+    case "thinking": {
+      const signature = readKeptText(block.signature);
+      return signature ? { type: "thinking", text: readKeptText(block.text), signature } : { type: "thinking", text: readKeptText(block.text) };
+    }
     case "redacted_thinking":
       return { type: "redacted_thinking", data: block.data };
     case "tool_call":
-      return { type: "tool_call", id: block.id, name: block.name, arguments: block.arguments };
+      return { type: "tool_call", id: block.id, name: block.name, arguments: readKeptText(block.arguments) };
     default: {
       const unknownBlock: never = block;
       throw new Error(`unknown block ${String(unknownBlock)}`);
@@ -67,25 +70,25 @@ export function collectStreamResponse(collector: StreamCollector, event: StreamE
       if (b.type === "redacted_thinking" && !grow(collector, b.data.length)) return;
       collector.blocks[event.index] =
         b.type === "text"
-          ? { type: "text", text: "" }
+          ? { type: "text", text: newKeptText() }
           : b.type === "thinking"
-            ? { type: "thinking", text: "", signature: "" }
+            ? { type: "thinking", text: newKeptText(), signature: newKeptText() }
             : b.type === "redacted_thinking"
               ? { type: "redacted_thinking", data: b.data }
-              : { type: "tool_call", id: b.id, name: b.name, arguments: "" };
+              : { type: "tool_call", id: b.id, name: b.name, arguments: newKeptText() };
       return;
     }
     case "text_delta":
-      if (block?.type === "text" && grow(collector, event.text.length)) block.text += event.text;
+      if (block?.type === "text" && grow(collector, event.text.length)) keepText(block.text, event.text);
       return;
     case "thinking_delta":
-      if (block?.type === "thinking" && grow(collector, event.text.length)) block.text += event.text;
+      if (block?.type === "thinking" && grow(collector, event.text.length)) keepText(block.text, event.text);
       return;
     case "signature_delta":
-      if (block?.type === "thinking" && grow(collector, event.signature.length)) block.signature += event.signature;
+      if (block?.type === "thinking" && grow(collector, event.signature.length)) keepText(block.signature, event.signature);
       return;
     case "tool_args_delta":
-      if (block?.type === "tool_call" && grow(collector, event.fragment.length)) block.arguments += event.fragment;
+      if (block?.type === "tool_call" && grow(collector, event.fragment.length)) keepText(block.arguments, event.fragment);
       return;
     case "block_stop":
       return;
