@@ -1,7 +1,7 @@
 import type { OutputPart } from "../canonical/content-part.ts";
 import type { CanonicalResponse } from "../canonical/response.ts";
 import type { StreamEvent } from "../canonical/stream-event.ts";
-import { keepText, newKeptText, readKeptText, type KeptText } from "./kept-text.ts";
+import { keepText, newKeptText, readKeptText, type KeptText } from "../canonical/kept-text.ts";
 import { STREAM_KEEP_LIMIT } from "./stream-keep-limit.ts";
 
 type Block =

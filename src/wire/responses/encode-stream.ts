@@ -13,6 +13,7 @@ import {
   redactedReasoningItem,
   responseIdFor,
 } from "./build-output-items.ts";
+import { keepText, newKeptText, readKeptText, type KeptText } from "../../canonical/kept-text.ts";
 import { encodeResponsesStreamError } from "./encode-stream-error.ts";
 import { encodeResponsesStopReason } from "./map-stop-reason.ts";
 import type { ResponsesEventFields, ResponsesEventType, ResponsesOutputItem } from "./shapes.ts";
@@ -25,8 +26,8 @@ interface OpenItem {
   readonly at: string;
   readonly callId: string;
   readonly name: string;
-  /** Text, thinking text or argument JSON received so far. */
-  body: string;
+  /** Text, thinking text or argument JSON received so far (the `.done` events repeat it whole). */
+  readonly body: KeptText;
   signature: string | undefined;
   /** Reasoning: whether the summary part was announced. */
   summaryOpen: boolean;
@@ -78,11 +79,12 @@ function startItem(state: ResponsesEncodeState, index: number, block: BlockStart
     at: `"item_id":${JSON.stringify(itemId)},"output_index":${outputIndex}`,
     callId: block.type === "tool_call" ? block.id : "",
     name: block.type === "tool_call" ? block.name : "",
-    // Redacted thinking is whole at its start: its data is the item's body.
-    body: block.type === "redacted_thinking" ? block.data : "",
+    body: newKeptText(),
     signature: undefined,
     summaryOpen: false,
   };
+  // Redacted thinking is whole at its start: its data is the item's body.
+  if (block.type === "redacted_thinking") keepText(item.body, block.data);
   state.open.set(index, item);
   const at = { output_index: outputIndex };
   if (block.type === "redacted_thinking") return frame(state, "response.output_item.added", { ...at, item: { type: "reasoning", id: itemId, summary: [] } });
@@ -103,7 +105,7 @@ function thinkingDelta(state: ResponsesEncodeState, item: OpenItem, text: string
     item.summaryOpen = true;
     out += frame(state, "response.reasoning_summary_part.added", { ...at, part: { type: "summary_text", text: "" } });
   }
-  item.body += text;
+  keepText(item.body, text);
   return out + frame(state, "response.reasoning_summary_text.delta", { ...at, delta: text });
 }
 
@@ -114,7 +116,7 @@ function delta(state: ResponsesEncodeState, event: Extract<StreamEvent, { index:
   switch (event.type) {
     case "text_delta":
       if (item.kind !== "text" || event.text === "") return "";
-      item.body += event.text;
+      keepText(item.body, event.text);
       return textDelta(state, item, event.text);
     case "thinking_delta":
       return item.kind === "thinking" && event.text !== "" ? thinkingDelta(state, item, event.text) : "";
@@ -123,7 +125,7 @@ function delta(state: ResponsesEncodeState, event: Extract<StreamEvent, { index:
       return "";
     case "tool_args_delta":
       if (item.kind !== "tool_call" || event.fragment === "") return "";
-      item.body += event.fragment;
+      keepText(item.body, event.fragment);
       return frame(state, "response.function_call_arguments.delta", { ...at, delta: event.fragment });
     default:
       return "";
@@ -138,22 +140,23 @@ function stopItem(state: ResponsesEncodeState, index: number): string {
   const at = { item_id: item.itemId, output_index: item.outputIndex };
   let out = "";
   let finished: ResponsesOutputItem;
+  const body = readKeptText(item.body);
   if (item.kind === "text") {
-    out += frame(state, "response.output_text.done", { ...at, content_index: 0, text: item.body, logprobs: [] });
-    out += frame(state, "response.content_part.done", { ...at, content_index: 0, part: outputTextPart(item.body) });
-    finished = messageItem(item.itemId, [item.body], "completed");
+    out += frame(state, "response.output_text.done", { ...at, content_index: 0, text: body, logprobs: [] });
+    out += frame(state, "response.content_part.done", { ...at, content_index: 0, part: outputTextPart(body) });
+    finished = messageItem(item.itemId, [body], "completed");
   } else if (item.kind === "tool_call") {
-    out += frame(state, "response.function_call_arguments.done", { ...at, arguments: item.body });
-    finished = functionCallItem(item.itemId, item.callId, item.name, item.body, "completed");
+    out += frame(state, "response.function_call_arguments.done", { ...at, arguments: body });
+    finished = functionCallItem(item.itemId, item.callId, item.name, body, "completed");
   } else if (item.kind === "redacted_thinking") {
-    finished = redactedReasoningItem(item.itemId, item.body);
+    finished = redactedReasoningItem(item.itemId, body);
   } else {
     if (item.summaryOpen) {
       const part = { ...at, summary_index: 0 };
-      out += frame(state, "response.reasoning_summary_text.done", { ...part, text: item.body });
-      out += frame(state, "response.reasoning_summary_part.done", { ...part, part: { type: "summary_text", text: item.body } });
+      out += frame(state, "response.reasoning_summary_text.done", { ...part, text: body });
+      out += frame(state, "response.reasoning_summary_part.done", { ...part, part: { type: "summary_text", text: body } });
     }
-    const thinking: ThinkingPart = { type: "thinking", text: item.body, ...(item.signature !== undefined ? { signature: item.signature } : {}) };
+    const thinking: ThinkingPart = { type: "thinking", text: body, ...(item.signature !== undefined ? { signature: item.signature } : {}) };
     finished = reasoningItem(item.itemId, thinking);
   }
   state.done[item.outputIndex] = finished;

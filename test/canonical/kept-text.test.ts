@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { keepText, newKeptText, readKeptText } from "../../src/cache/kept-text.ts";
+import { keepText, newKeptText, readKeptText } from "../../src/canonical/kept-text.ts";
 
 test.each([
   ["no piece", []],
