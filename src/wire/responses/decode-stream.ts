@@ -6,6 +6,7 @@ import type { StreamDecoder } from "../upstream-adapter.ts";
 import { classifyResponsesFailure } from "./classify-responses-failure.ts";
 import { reasoningSignature, reasoningText } from "./read-output-item.ts";
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
+import { keepText, newKeptText, readKeptText, type KeptText } from "../../canonical/kept-text.ts";
 
 interface TrackedItem {
   readonly kind: string;
@@ -21,8 +22,8 @@ interface TrackedItem {
 
 interface TextBlock {
   readonly index: number;
-  /** The text forwarded so far. */
-  text: string;
+  /** The text forwarded so far, for a part's final text to be checked against. */
+  readonly text: KeptText;
 }
 
 /** Decoder state; owned by the reducer, which updates it in place and hands it back. */
@@ -82,7 +83,7 @@ function textBlock(state: ResponsesDecodeState, out: StreamEvent[], data: JsonOb
   const key = `${num(data.output_index)}:${num(data.content_index)}`;
   const existing = state.texts.get(key);
   if (existing !== undefined) return existing;
-  const block: TextBlock = { index: startBlock(state, out, { type: "text" }), text: "" };
+  const block: TextBlock = { index: startBlock(state, out, { type: "text" }), text: newKeptText() };
   state.texts.set(key, block);
   const item = state.items.get(num(data.output_index));
   if (item !== undefined) item.hadParts = true;
@@ -96,10 +97,11 @@ function textBlock(state: ResponsesDecodeState, out: StreamEvent[], data: JsonOb
  */
 function addText(state: ResponsesDecodeState, out: StreamEvent[], data: JsonObject, text: string, whole: boolean): void {
   const block = textBlock(state, out, data);
-  const rest = !whole ? text : text.startsWith(block.text) ? text.slice(block.text.length) : "";
+  const sent = whole ? readKeptText(block.text) : "";
+  const rest = !whole ? text : text.startsWith(sent) ? text.slice(sent.length) : "";
   if (rest === "") return;
   out.push({ type: "text_delta", index: block.index, text: rest });
-  block.text += rest;
+  keepText(block.text, rest);
 }
 
 function addThinking(out: StreamEvent[], item: TrackedItem | undefined, text: string): void {
