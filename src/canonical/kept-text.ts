@@ -1,6 +1,6 @@
 /**
- * Text a stream sends piece by piece, kept for the whole answer (the response cache, the Responses
- * history). Mutated in place: one per block, never shared.
+ * Text a stream sends piece by piece, kept until the answer ends (for the response cache, for the
+ * Responses events that repeat an item's text whole). Mutated in place: one per block, never shared.
  */
 export interface KeptText {
   /** Copies of what came before, in order. */
@@ -12,12 +12,12 @@ export interface KeptText {
 }
 
 /**
- * A piece of a decoded event is a slice of the read it came in and shares that read's buffer, and a
- * string joined from pieces keeps every piece: kept as they came until the answer ended, the pieces
- * held every read of the stream alive (100 streams of 2,000 Chat events, one event a read, held
- * 66 MB for 14 K characters of text each; bun:jsc heapStats after a collection). So the tail is
- * copied once it holds this many pieces, or characters, and a stream holds about its own text and a
- * few of its reads.
+ * A piece of a decoded event may be a slice of the read it came in (the Chat decoder's shapes cut
+ * it so), sharing that read's buffer, and a string joined from pieces keeps every piece, a cell
+ * each. Kept as they came until the answer ended, the pieces held every read of the stream alive:
+ * 100 streams of 2,000 Chat events, one event a read, held 66 MB for 14 K characters of text each
+ * (bun:jsc heapStats after a collection). So the tail is copied out once it holds this many
+ * pieces, or characters, and a stream holds about its own text and a few of its reads.
  */
 const COPY_EVERY_PIECES = 32;
 const COPY_EVERY_CHARS = 1024;
