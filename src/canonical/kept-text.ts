@@ -29,7 +29,7 @@ export const newKeptText = (): KeptText => ({ parts: [], tail: "", pieces: 0 });
  * pieces; reading a character of one makes the runtime write it out in a new buffer (which a
  * slice of it then shares alone). The character read is used, so no compiler drops the read.
  */
-function ownCopy(text: string): string {
+export function ownCopy(text: string): string {
   const joined = `${text} `;
   return joined.charCodeAt(0) >= 0 ? joined.slice(0, -1) : text;
 }

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { collectStreamResponse, newStreamCollector } from "../../src/cache/collect-stream-response.ts";
 import type { StreamEvent } from "../../src/canonical/stream-event.ts";
 import { createSseSplitter } from "../../src/upstream/sse/create-sse-splitter.ts";
+import { createTextTally } from "../../src/upstream/sse/create-text-tally.ts";
 import { chatStreamDecoder } from "../../src/wire/chat/decode-stream.ts";
 import { responsesStreamDecoder } from "../../src/wire/responses/decode-stream.ts";
 import { responsesStreamEncoder } from "../../src/wire/responses/encode-stream.ts";
@@ -94,9 +95,10 @@ async function settledHeapSize(): Promise<number> {
 }
 
 /** What STREAMS streams of `events` events hold, in heap bytes, and the characters of text they decoded. */
-async function heldBy(upstream: Upstream, holder: Holder, events: number, perRead: number): Promise<{ held: number; chars: number }> {
+async function heldBy(upstream: Upstream, holder: Holder, events: number, perRead: number, streamCount = STREAMS): Promise<{ held: number; chars: number }> {
   const before = await settledHeapSize();
-  const streams = Array.from({ length: STREAMS }, () => holdUnfinished(upstream, holder, events, perRead));
+  // Streams stopped at different points: what each holds depends on where it is.
+  const streams = Array.from({ length: streamCount }, (_, i) => holdUnfinished(upstream, holder, events + (i % 150), perRead));
   const held = (await settledHeapSize()) - before;
   expect(streams.every((stream) => stream.alive.length === 2)).toBe(true);
   return { held, chars: streams.reduce((sum, stream) => sum + stream.chars, 0) };
@@ -122,4 +124,17 @@ test.each(CASES)("what %s holds of a stream under way grows with its text, not w
   // the encoder alike; 3,000 more Responses events, whose pieces the parse made strings of their
   // own, 4.7 MB more (10 times, a joined string's cell a piece). Copied out, 1.1 to 1.8 times.
   expect(long.held - short.held).toBeLessThan(moreText * 5);
+});
+
+test("a stream's tally (the text it sent, counted a thousand characters at a time) holds about that text, not the reads it came in", async () => {
+  const tally: Holder = () => {
+    const counting = createTextTally();
+    return (event) => {
+      if (event.type === "text_delta") counting.add(event.text);
+    };
+  };
+  const streams = 1_000;
+  const { held } = await heldBy(CHAT, tally, 500, 1, streams);
+  // Its pieces, a few characters each, held their reads until counted: 29-30 KB a stream; 6.7-7.5 copied out every 32.
+  expect(held / streams).toBeLessThan(15_000);
 });

@@ -1,4 +1,5 @@
 import { estimateTextTokens } from "../../canonical/estimate-text-tokens.ts";
+import { ownCopy } from "../../canonical/kept-text.ts";
 
 /** The text a stream has sent (content, reasoning, tool arguments), counted in tokens as it goes. */
 export interface TextTally {
@@ -14,6 +15,12 @@ export interface TextTally {
  * memoryUsage, above tallies that hold nothing); the count itself costs the same per character.
  */
 const COUNT_EVERY_CHARS = 1024;
+/**
+ * A piece sliced from a read keeps the read alive: a thousand characters of a Chat stream's
+ * deltas (a few characters each, one event a read) held 29 KB a stream. So the text waiting is also
+ * copied out every this many pieces (6.7 KB), which costs a copy where counting would cost a parse.
+ */
+const COPY_EVERY_PIECES = 32;
 
 /**
  * Counts what a stream sent, for the usage of a stream that ends before its upstream said what it
@@ -23,6 +30,7 @@ const COUNT_EVERY_CHARS = 1024;
  */
 export function createTextTally(decode: (text: string) => string = (text) => text): TextTally {
   let pending = "";
+  let pieces = 0;
   let counted = 0;
   return {
     add(text) {
@@ -30,6 +38,10 @@ export function createTextTally(decode: (text: string) => string = (text) => tex
       if (pending.length >= COUNT_EVERY_CHARS) {
         counted += estimateTextTokens(decode(pending));
         pending = "";
+        pieces = 0;
+      } else if (++pieces === COPY_EVERY_PIECES) {
+        pending = ownCopy(pending);
+        pieces = 0;
       }
     },
     tokens() {
