@@ -6,6 +6,7 @@ import { createShardedLru } from "../../src/cache/create-sharded-lru.ts";
 import type { CanonicalResponse } from "../../src/canonical/response.ts";
 import { decodeRawAnswer } from "../../src/pipeline/decode-raw-answer.ts";
 import { startSim, type SimServer } from "../../src/sim/start-sim.ts";
+import { settledHeapSize } from "../helpers/settled-heap-size.ts";
 
 const BUDGET = 8 * 1024 * 1024;
 
@@ -42,31 +43,6 @@ const ENTRIES: Record<string, () => Promise<CanonicalResponse | RawAnswer>> = {
   "a JSON answer as it was sent": async () => ({ kind: "json", api: "messages", bytes: [await received(json)] }),
   "a stream as it was sent": async () => ({ kind: "stream", api: "messages", bytes: [await received(stream)] }),
 };
-
-/** Heap bytes a collection leaves that the next turn and collection do not take down by more than this. */
-const SETTLED_BYTES = 64 * 1024;
-
-/**
- * The heap once what earlier tests in this process let go is gone. Some of it is freed only a turn
- * after the collection that found it (2.4 and 7.7 MB after the limits, client, conformance and
- * replay tests, beside the 7.5 MB the cache fills): counted in `before` and freed during the fill,
- * it was taken off what the cache holds (0.77 of it, against more than 0.85). One collection, one
- * turn and another still gave 0.847 in one CI run (0.96-0.97 in CI's file order here). So:
- * collections and turns until the heap holds still, at most eight.
- */
-async function settledHeapSize(): Promise<number> {
-  Bun.gc(true);
-  let size = heapStats().heapSize;
-  for (let round = 0; round < 8; round++) {
-    await new Promise((resolve) => setImmediate(resolve));
-    Bun.gc(true);
-    const next = heapStats().heapSize;
-    const settled = size - next < SETTLED_BYTES;
-    size = next;
-    if (settled) break;
-  }
-  return size;
-}
 
 describe("the response cache's in-process budget", () => {
   test.each(Object.keys(ENTRIES))("counts what %s holds in the heap, within a tenth", async (kind) => {

@@ -1,5 +1,4 @@
 import { expect, test } from "bun:test";
-import { heapStats } from "bun:jsc";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { collectStreamResponse, newStreamCollector } from "../../src/cache/collect-stream-response.ts";
@@ -10,6 +9,7 @@ import { chatStreamDecoder } from "../../src/wire/chat/decode-stream.ts";
 import { responsesStreamDecoder } from "../../src/wire/responses/decode-stream.ts";
 import { responsesStreamEncoder } from "../../src/wire/responses/encode-stream.ts";
 import type { StreamDecoder } from "../../src/wire/upstream-adapter.ts";
+import { settledHeapSize } from "../helpers/settled-heap-size.ts";
 
 const recording = (api: string, file: string): string[] =>
   readFileSync(join(import.meta.dir, "..", "fixtures", "providers", api, file), "utf8")
@@ -78,20 +78,6 @@ function holdUnfinished(upstream: Upstream, holder: Holder, events: number, perR
   }
   // What a stream under way keeps alive: its decoder's state and what holds its events.
   return { chars, alive: [state, hold] };
-}
-
-/** The heap after collections until it holds still (what earlier tests let go is gone). */
-async function settledHeapSize(): Promise<number> {
-  Bun.gc(true);
-  let size = heapStats().heapSize;
-  for (let round = 0; round < 8; round++) {
-    await new Promise((resolve) => setImmediate(resolve));
-    Bun.gc(true);
-    const next = heapStats().heapSize;
-    if (size - next < 64 * 1024) return next;
-    size = next;
-  }
-  return size;
 }
 
 /** What STREAMS streams of `events` events hold, in heap bytes, and the characters of text they decoded. */
