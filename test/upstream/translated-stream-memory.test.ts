@@ -86,7 +86,7 @@ async function heldBy(upstream: Upstream, holder: Holder, events: number, perRea
   // Streams stopped at different points: what each holds depends on where it is.
   const streams = Array.from({ length: streamCount }, (_, i) => holdUnfinished(upstream, holder, events + (i % 150), perRead));
   const held = (await settledHeapSize()) - before;
-  expect(streams.every((stream) => stream.alive.length === 2)).toBe(true);
+  // Read after the measurement, so every stream (and what it keeps alive) is still held through it.
   return { held, chars: streams.reduce((sum, stream) => sum + stream.chars, 0) };
 }
 
