@@ -7,10 +7,12 @@
  *
  * Deterministic (a seeded generator), so every run sends the same bytes. No thinking blocks: the
  * simulated upstream checks their signatures, and a history the sim cannot verify is refused.
+ * Not all ASCII: a model's prose has dashes and arrows, a test runner's output check marks, as
+ * real conversations do (one character past U+00FF makes the whole decoded body 16-bit text).
  */
 
 export interface ConversationBodyOptions {
-  /** The serialised body is at least this long (it stops at the first turn past it). */
+  /** The serialised body is at least this many bytes (it stops at the first turn past it). */
   readonly targetBytes: number;
   readonly images: boolean;
   readonly model: string;
@@ -93,12 +95,12 @@ function toolTurn(random: () => number, turn: number, image: boolean): Record<st
       : kind === 1
         ? ["Grep", { pattern: "handle(Request|Response)", path: "/home/dev/project/src", output_mode: "content" }, codeLines(random, 20 + Math.floor(random() * 30))]
         : kind === 2
-          ? ["Bash", { command: "bun test test/pipeline", description: "Run the pipeline tests" }, `bun test v1.4.5\n${codeLines(random, 40)}\n 12 pass\n 1 fail`]
+          ? ["Bash", { command: "bun test test/pipeline", description: "Run the pipeline tests" }, `bun test v1.4.5\n${codeLines(random, 40)}\n ✓ 12 pass\n ✗ 1 fail`]
           : ["Edit", { file_path: `/home/dev/project/${file}`, old_string: codeLines(random, 3), new_string: codeLines(random, 4) }, `The file /home/dev/project/${file} has been updated.`];
   const content: unknown[] = [{ type: "text", text: output }];
   if (image) content.push({ type: "image", source: { type: "base64", media_type: "image/png", data: fakePngBase64(random, 48 * 1024 + Math.floor(random() * 32 * 1024)) } });
   return [
-    { role: "assistant", content: [{ type: "text", text: `Let me look at ${file} to see how the request is handled.` }, { type: "tool_use", id, name, input }] },
+    { role: "assistant", content: [{ type: "text", text: `Let me look at ${file} — to see how the request is handled.` }, { type: "tool_use", id, name, input }] },
     { role: "user", content: [{ type: "tool_result", tool_use_id: id, content }] },
   ];
 }
@@ -124,11 +126,11 @@ export function buildConversationBody(options: ConversationBodyOptions): Record<
   ];
   body.messages = messages;
   // Measured as it grows: a turn's size is known only once it is built.
-  let size = JSON.stringify({ ...body, messages: [...messages, ...closing] }).length;
+  let size = Buffer.byteLength(JSON.stringify({ ...body, messages: [...messages, ...closing] }));
   for (let turn = 0; size < options.targetBytes; turn++) {
     const added = toolTurn(random, turn, options.images && turn % 2 === 1);
     messages.push(...added);
-    size += JSON.stringify(added).length;
+    size += Buffer.byteLength(JSON.stringify(added));
   }
   messages.push(...closing);
   return body;

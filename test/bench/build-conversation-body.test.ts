@@ -9,10 +9,16 @@ const build = (targetBytes: number, images: boolean) => buildConversationBody({ 
 describe("buildConversationBody", () => {
   test("reaches the size asked, and stops within a turn of it", () => {
     for (const target of [20 * 1024, 100 * 1024]) {
-      const size = JSON.stringify(build(target, false)).length;
+      const size = Buffer.byteLength(JSON.stringify(build(target, false)));
       expect(size).toBeGreaterThanOrEqual(target);
       expect(size).toBeLessThan(target + 16 * 1024);
     }
+  });
+
+  test("is not all ASCII: the model's prose and the test runner's output hold characters past U+00FF, as real ones do", () => {
+    const text = JSON.stringify(build(100 * 1024, false));
+    expect(text.includes("—")).toBe(true);
+    expect(text.includes("✓")).toBe(true);
   });
 
   test("is the same bytes on every call", () => {
