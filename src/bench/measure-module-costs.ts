@@ -130,17 +130,14 @@ const USER_TASK = "Find why the nightly export job writes duplicate rows and pro
 
 const CAPPED: PlanLimits = { requestsPerMinute: 100_000_000, concurrentRequests: 100_000, tokensPerMonth: 1_000_000_000_000_000 };
 
-/** As the gateway decodes a body it reads (Body.text()). */
-const utf8 = new TextDecoder();
-
 /**
- * What the pipeline does with a request body's bytes before routing: decode them, scan and parse
- * the text (noting where its members lie, for a body large enough to send on as it came; with
+ * What the pipeline does with a request body's bytes before routing: scan them, decode and parse
+ * them (noting where its members lie, for a body large enough to send on as it came; with
  * `reuse`, reading its pieces the account sent before from the parse memo), check it against the
  * API's schema and rules. Returns a number derived from the result.
  */
 function checkBody(format: WireFormat, bytes: Uint8Array, reuse?: ParseScope): number {
-  const { value, sent } = parseJsonBody(utf8.decode(bytes), reuse);
+  const { value, sent } = parseJsonBody(bytes, reuse);
   return Object.keys(wireApi(format).checkRequest(value)).length + (sent ? 1 : 0);
 }
 
@@ -463,13 +460,13 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
       // A user id of one width on every call: the members lie where the first text's scan found them.
       const textOf = (user: string) => `{"metadata":{"user_id":"${user}"},${restText}`;
       const userOf = (n: number) => `u${String(n).padStart(9, "0")}`;
-      const { members } = parseJsonBody(textOf(userOf(0)));
+      const { members } = parseJsonBody(Buffer.from(textOf(userOf(0))));
       const storeMiss = (into: ResponseCache): number => {
         // A new key each call, as each bench request's answer is stored anew; the text is the body as a client sends it.
         const user = userOf(counter++);
         missBody.metadata = { user_id: user };
         const control = readCacheControl(headers);
-        const cacheKey = buildResponseCacheKey("acct_bench_costs", format, missBody, { text: textOf(user), members });
+        const cacheKey = buildResponseCacheKey("acct_bench_costs", format, missBody, { bytes: Buffer.from(textOf(user)), members });
         into.put(cacheKey, ANSWER, { "x-router-model": BENCH_MODELS.all });
         return cacheKey.length + (control.store ? 1 : 0);
       };
@@ -557,12 +554,12 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
     const memo = createParseMemo({ maxChars: config.parseMemoChars });
     // The body as the gateway holds it on an agent's next turn: its messages shared from the memo
     // (seen twice before), which the decode reads once.
-    const readBig = () => parseJsonBody(utf8.decode(bigBytes), memo.scope("acct_bench_costs")).value as Record<string, unknown>;
+    const readBig = () => parseJsonBody(bigBytes, memo.scope("acct_bench_costs")).value as Record<string, unknown>;
     readBig();
     readBig();
     const sharedBig = readBig();
     // The key as the gateway computes it for an agent's turn: streamed (`stream` last), from the text read.
-    const streamedBig = parseJsonBody(JSON.stringify({ ...big, stream: true }));
+    const streamedBig = parseJsonBody(Buffer.from(JSON.stringify({ ...big, stream: true })));
     for (const timed of [
       // As the gateway reads an agent's next turn: the conversation's pieces are in the memo.
       { id: "body-check/1m", part: "body check", label: "body check · 1 MB conversation, sent before", call: () => checkBody("messages", bigBytes, memo.scope("acct_bench_costs")) },

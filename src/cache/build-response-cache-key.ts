@@ -1,20 +1,21 @@
 import { MEMBER_OFFSETS } from "../canonical/member-offsets.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 
-/** A request body's text as the client sent it, and where its top-level members lie. */
-export interface KeyedText {
-  readonly text: string;
-  /** The object's members in `text`, flat, MEMBER_OFFSETS numbers each; absent when not known. */
+/** A request body's bytes as the client sent them, and where its top-level members lie. */
+export interface KeyedBytes {
+  readonly bytes: Uint8Array;
+  /** The object's members in `bytes`, flat, MEMBER_OFFSETS numbers each; absent when not known. */
   readonly members: readonly number[] | undefined;
 }
 
 /** The top-level members a cached answer does not depend on: it is replayed as JSON or as a stream, as each request asks. */
 const STREAM_MEMBERS = new Set(["stream", "stream_options"]);
-const QUOTED_STREAM_MEMBERS = [...STREAM_MEMBERS].map((name) => JSON.stringify(name));
+const QUOTED_STREAM_MEMBERS = [...STREAM_MEMBERS].map((name) => Buffer.from(JSON.stringify(name)));
+const compareBytes = Buffer.prototype.compare;
 
-/** Whether the key at [start, end) of `text` is a stream member's, written plainly (an escaped spelling is hashed: a miss at worst). */
-const isStreamMember = (text: string, start: number, end: number): boolean =>
-  QUOTED_STREAM_MEMBERS.some((quoted) => quoted.length === end - start && text.startsWith(quoted, start));
+/** Whether the key at [start, end) of `bytes` is a stream member's, written plainly (an escaped spelling is hashed: a miss at worst). */
+const isStreamMember = (bytes: Uint8Array, start: number, end: number): boolean =>
+  QUOTED_STREAM_MEMBERS.some((quoted) => quoted.length === end - start && compareBytes.call(quoted, bytes, start, end) === 0);
 
 /**
  * The response-cache key of a request: the account, the endpoint and the body as the client sent
@@ -24,23 +25,24 @@ const isStreamMember = (text: string, start: number, end: number): boolean =>
  * or the effort fields.
  *
  * The hash runs over the body's top-level members one after another (`"key":value`, each
- * seeding the next), never over a serialisation of the whole body: with `sent`, the text as it
+ * seeding the next), never over a serialisation of the whole body: with `sent`, the bytes as they
  * came, each member is hashed as the client wrote it, so a 1 MB conversation costs one pass of a
- * native hash and no walk of its messages, wherever its `stream` member sits. Text as SDKs send it (compact) gives the
- * very key the parsed body gives; the same body sent with other spacing or escapes gets a key of
- * its own (a miss, never a wrong hit).
+ * native hash and no walk of its messages, wherever its `stream` member sits. A body as SDKs send
+ * it (compact) gives the very key the parsed body gives (a string is hashed as its UTF-8, and its
+ * size counted so); the same body sent with other spacing or escapes gets a key of its own (a
+ * miss, never a wrong hit).
  */
-export function buildResponseCacheKey(accountId: string, endpoint: WireFormat, body: Readonly<Record<string, unknown>>, sent?: KeyedText): string {
+export function buildResponseCacheKey(accountId: string, endpoint: WireFormat, body: Readonly<Record<string, unknown>>, sent?: KeyedBytes): string {
   let hash = 0n;
   let size = 0;
   const members = sent?.members;
   if (sent && members) {
-    const { text } = sent;
+    const { bytes } = sent;
     for (let i = 0; i < members.length; i += MEMBER_OFFSETS) {
       const start = members[i]!;
       const end = members[i + 2]!;
-      if (isStreamMember(text, start, members[i + 1]!)) continue;
-      hash = Bun.hash.wyhash(text.slice(start, end), hash);
+      if (isStreamMember(bytes, start, members[i + 1]!)) continue;
+      hash = Bun.hash.wyhash(bytes.subarray(start, end), hash);
       size += end - start;
     }
   } else {
@@ -50,7 +52,7 @@ export function buildResponseCacheKey(accountId: string, endpoint: WireFormat, b
       if (json === undefined) continue;
       const member = `${JSON.stringify(key)}:${json}`;
       hash = Bun.hash.wyhash(member, hash);
-      size += member.length;
+      size += Buffer.byteLength(member);
     }
   }
   return `${accountId}:${endpoint}:${size.toString(36)}:${hash.toString(36)}`;

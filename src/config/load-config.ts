@@ -17,7 +17,7 @@ const DEFAULT_KEY_CACHE_TTL_MS = 60_000;
 const DEFAULT_UPSTREAM_TIMEOUT_MS = 120_000;
 /** Thousands of streams per instance (LLM streams last minutes); each holds two sockets. */
 const DEFAULT_MAX_UPSTREAM_REQUESTS = 16_384;
-/** A few coding agents' conversations of a megabyte or more: about 6 bytes of memory a character kept, so at most about 50 MB. */
+/** A few coding agents' conversations of a megabyte or more: about 6 bytes of memory a byte of text kept, so at most about 50 MB. */
 const PARSE_MEMO_MAX_CHARS = 8 * 1024 * 1024;
 /** Two retries per request, begun within 15 s, backing off 0.5 s, 1 s, … up to 8 s. */
 const DEFAULT_RETRIES: RetryPolicy = { attempts: 2, budgetMs: 15_000, baseDelayMs: 500, maxDelayMs: 8_000 };

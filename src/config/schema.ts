@@ -395,7 +395,7 @@ export interface Config {
   readonly maxUpstreamEventBytes: number;
   /** Upstream calls open at once (server.maxUpstreamRequests): Bun's fetch pool is sized to it at start. */
   readonly maxUpstreamRequests: number;
-  /** Characters of big request bodies whose parsed pieces are kept for the next turn (server.parseMemoChars); 0 = off. */
+  /** Bytes of big request bodies' text (UTF-8; a character of ASCII is one) whose parsed pieces are kept for the next turn (server.parseMemoChars); 0 = off. */
   readonly parseMemoChars: number;
   readonly providers: Readonly<Record<string, Provider>>;
   readonly models: Readonly<Record<string, ModelConfig>>;

@@ -202,7 +202,7 @@ export function createMetrics(config: () => Config): GatewayMetrics {
   let readParseMemo = (): number => 0;
   new Gauge({
     name: "routelane_parse_memo_chars",
-    help: "Characters of big request bodies whose parsed pieces are kept for the conversation's next turn (with the parsed values, about 6 bytes of memory a character).",
+    help: "Bytes of big request bodies' text (UTF-8) whose parsed pieces are kept for the conversation's next turn (with the parsed values, about 6 bytes of memory a byte of text).",
     registers: [registry],
     collect() {
       this.set(readParseMemo());

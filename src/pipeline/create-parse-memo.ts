@@ -1,25 +1,26 @@
 import { freezeLevels } from "../canonical/freeze-levels.ts";
-import type { SkipKnownElement } from "./scan-json-text.ts";
+import type { SkipKnownElement } from "./scan-json-bytes.ts";
+import { decodeUtf8 } from "./decode-utf8.ts";
 
 /**
- * A piece of JSON text parsed before, kept with the text it was parsed from; or, for a piece seen
- * once, only the note that it was (no text, no value).
+ * A piece of a JSON body parsed before, kept with the bytes it was parsed from; or, for a piece
+ * seen once, only the note that it was (no bytes, no value).
  */
 interface Remembered {
   /**
-   * The piece's text as it came, a copy of its own (a slice would keep the whole body it came
-   * from alive). Cleared with `value` when the piece is evicted (the account's last order may
+   * The piece's bytes as they came, a copy of their own (a view would keep the whole body they
+   * came from alive). Cleared with `value` when the piece is evicted (the account's last order may
    * still name it).
    */
-  text: string | undefined;
+  bytes: Uint8Array | undefined;
   value: unknown;
-  /** What it counts against the budget, in characters. */
+  /** What it counts against the budget, in bytes of text. */
   readonly size: number;
   /** Read again since the eviction scan last passed it: it gets one more round. */
   hot: boolean;
 }
 
-/** One account's remembered pieces, by a hash of their text and its length. */
+/** One account's remembered pieces, by a hash of their bytes and their length. */
 type Pieces = Map<number, Remembered>;
 
 /** Where a piece sat in a body: the member (its key as written, quotes included) and its index in that member's array. */
@@ -34,73 +35,85 @@ type Order = Map<string, Remembered[]>;
 /** Reads pieces of one account's request bodies, reusing what its earlier requests parsed. */
 export interface ParseScope {
   /**
-   * The value of the JSON text `text.slice(start, end)`: the one kept when the account sent that
-   * very text before, else parsed now (throws as `JSON.parse` does). A kept value is shared with
-   * the account's later requests: it and its first levels are frozen, and nothing may change it.
+   * The value of the JSON text in `bytes[start, end)` (UTF-8): the one kept when the account sent
+   * those very bytes before, else decoded and parsed now (throws as `JSON.parse` does). A kept
+   * value is shared with the account's later requests: it and its first levels are frozen, and
+   * nothing may change it.
    */
-  read(text: string, start: number, end: number, slot?: PieceSlot): unknown;
+  read(bytes: Uint8Array, start: number, end: number, slot?: PieceSlot): unknown;
   /**
-   * For the scan of a body's text: where an element ends when its text is that of the piece at the
-   * same slot of the account's last body (an agent's next turn repeats its conversation, in
-   * order), -1 otherwise. The piece is then read from the kept value by `read` for this very text,
-   * with no hash and no search.
+   * For the scan of a body's bytes: where an element ends when its bytes are those of the piece at
+   * the same slot of the account's last body (an agent's next turn repeats its conversation, in
+   * order), -1 otherwise. The piece is then read from the kept value by `read` for these very
+   * bytes, with no hash and no search.
    */
-  skipper?(text: string): SkipKnownElement;
+  skipper?(bytes: Uint8Array): SkipKnownElement;
   /**
-   * Whether the account has kept the first of these pieces of `text` that is big enough to keep
+   * Whether the account has kept the first of these pieces of `bytes` that is big enough to keep
    * (the conversation's opening message, which its later turns repeat). When it has not (a
    * conversation's first or second sight), the body is parsed whole and its pieces handed to `note`.
    */
-  keepsFirst?(text: string, pieces: readonly { readonly start: number; readonly end: number }[]): boolean;
+  keepsFirst?(bytes: Uint8Array, pieces: readonly { readonly start: number; readonly end: number }[]): boolean;
   /**
-   * The piece `text.slice(start, end)` at `slot`, whose value `value` a whole parse of the body
-   * made: noted, or kept from its second sighting (`value` is then frozen and shared), as `read`
-   * does, without a parse of its own.
+   * The piece `bytes[start, end)` at `slot`, whose value `value` a whole parse of the body made:
+   * noted, or kept from its second sighting (`value` is then frozen and shared), as `read` does,
+   * without a parse of its own.
    */
-  note?(text: string, start: number, end: number, slot: PieceSlot | undefined, value: unknown): void;
+  note?(bytes: Uint8Array, start: number, end: number, slot: PieceSlot | undefined, value: unknown): void;
 }
 
 export interface ParseMemo {
   /** The pieces of this account (a scope never reads another account's). */
   scope(accountId: string): ParseScope;
-  /** Characters of text remembered now, over all accounts. */
+  /** Bytes of text remembered now, over all accounts (a character of ASCII is one). */
   readonly chars: number;
 }
 
 /** What `readKnown` is given for a piece no parse has read yet. */
 const UNPARSED: unique symbol = Symbol("unparsed");
 
-/** `given`, or the piece `text[start, end)` parsed when it is UNPARSED. */
-const pieceValue = (given: unknown, text: string, start: number, end: number): unknown => (given === UNPARSED ? JSON.parse(text.slice(start, end)) : given);
+/** `given`, or the piece `bytes[start, end)` decoded and parsed when it is UNPARSED. */
+const pieceValue = (given: unknown, bytes: Uint8Array, start: number, end: number): unknown =>
+  given === UNPARSED ? JSON.parse(decodeUtf8(bytes, start, end)) : given;
 
 /** Below this a piece is parsed every time: remembering it costs more than parsing it. */
-const MIN_PIECE_CHARS = 64;
+const MIN_PIECE_BYTES = 64;
 /** What the note of a piece seen once counts against the budget (a map entry and a small object). */
 const SEEN_SIZE = 64;
 /** Levels of a remembered value frozen: a message, its content list, its blocks. */
 const FROZEN_LEVELS = 3;
 
-/** A copy of `piece` that holds only its own characters. */
-const ownCopy = (piece: string): string => Buffer.from(piece, "utf8").toString("utf8");
-
 /** A piece's key among its account's: 32 bits of hash and 21 of length, one number, exact below 2^53. */
-const keyOf = (text: string, start: number, end: number): number => Bun.hash.crc32(text.slice(start, end)) * 0x200000 + ((end - start) & 0x1fffff);
+const keyOf = (bytes: Uint8Array, start: number, end: number): number => Bun.hash.crc32(bytes.subarray(start, end)) * 0x200000 + ((end - start) & 0x1fffff);
 
-/** Whether `kept` is the piece `text[start, end)`: compared in place, no slice made. */
-const isPiece = (kept: string, text: string, start: number, end: number): boolean => kept.length === end - start && text.startsWith(kept, start);
+/**
+ * A copy of `bytes[start, end)` in memory of its own: a view would keep the whole body alive (and a
+ * Buffer's `slice` is a view).
+ */
+function ownCopy(bytes: Uint8Array, start: number, end: number): Uint8Array {
+  const copy = new Uint8Array(end - start);
+  copy.set(bytes.subarray(start, end));
+  return copy;
+}
+
+const compareBytes = Buffer.prototype.compare;
+
+/** Whether `kept` is the piece `bytes[start, end)`: compared in place (a native memcmp), no copy made. */
+const isPiece = (kept: Uint8Array, bytes: Uint8Array, start: number, end: number): boolean =>
+  kept.length === end - start && end <= bytes.length && compareBytes.call(kept, bytes, start, end) === 0;
 
 /**
  * Parsed pieces of request bodies (a conversation's messages, its tools), by account, so a coding
- * agent's next turn, which sends the whole conversation again, parses only what is new in it. A
- * piece is found by a hash of its text and its length and reused only when its text is the same,
- * character for character. A piece is kept from its second sighting on: keeping costs about as
- * much again as parsing (a copy of the text, freezing the value), which a body sent only once
- * never earns back. Bounded by the characters of text remembered (with the parsed values and the
- * decoded messages, about 6 bytes of memory a character): past `maxChars`, the accounts used
+ * agent's next turn, which sends the whole conversation again, decodes and parses only what is new
+ * in it. A piece is found by a hash of its bytes and their length and reused only when its bytes
+ * are the same, byte for byte. A piece is kept from its second sighting on: keeping costs about as
+ * much again as parsing (a copy of the bytes, freezing the value), which a body sent only once
+ * never earns back. Bounded by the bytes of text remembered (with the parsed values and the
+ * decoded messages, about 6 bytes of memory a byte of ASCII): past `maxChars`, the accounts used
  * longest ago lose their pieces first, each piece read again since the last pass getting one more
  * round. Each account's last body is also kept as an order of its pieces, by member and index: the
- * scan of its next body passes over an element whose text is the piece's at that place (an
- * agent's conversation, sent again with a turn more), with no walk of its text and no hash.
+ * scan of its next body passes over an element whose bytes are the piece's at that place (an
+ * agent's conversation, sent again with a turn more), with no walk of its bytes and no hash.
  */
 export function createParseMemo(options: { readonly maxChars: number }): ParseMemo {
   const accounts = new Map<string, Pieces>();
@@ -126,7 +139,7 @@ export function createParseMemo(options: { readonly maxChars: number }): ParseMe
         } else {
           chars -= piece.size;
           // An order may still name it: what it held goes now, and no skip can match it.
-          piece.text = undefined;
+          piece.bytes = undefined;
           piece.value = undefined;
         }
       }
@@ -159,7 +172,7 @@ export function createParseMemo(options: { readonly maxChars: number }): ParseMe
     /** This body's pieces in place, the account's order from its first read on. */
     let order: Order | undefined;
     /** The body whose scan passed over elements, and those, by where they start: each is the piece named. */
-    let skipped: string | undefined;
+    let skipped: Uint8Array | undefined;
     let passed: Map<number, Remembered> | undefined;
 
     function place(slot: PieceSlot | undefined, piece: Remembered): void {
@@ -171,52 +184,52 @@ export function createParseMemo(options: { readonly maxChars: number }): ParseMe
     }
 
     return {
-      skipper(text) {
+      skipper(bytes) {
         const last = orders.get(accountId);
-        skipped = text;
+        skipped = bytes;
         passed = undefined;
         if (last === undefined) return () => -1;
         let member = -1;
         let list: Remembered[] | undefined;
-        return (keyStart, keyEnd, index, at) => {
+        // Named, so a profile tells its time from the other closures'.
+        return function skipKnownElement(keyStart, keyEnd, index, at) {
           if (keyStart !== member) {
             member = keyStart;
-            list = last.get(text.slice(keyStart, keyEnd));
+            list = last.get(decodeUtf8(bytes, keyStart, keyEnd));
           }
           const piece = list?.[index];
-          const kept = piece?.text;
-          if (kept === undefined || !text.startsWith(kept, at)) return -1;
+          const kept = piece?.bytes;
+          if (kept === undefined || !isPiece(kept, bytes, at, at + kept.length)) return -1;
           (passed ??= new Map()).set(at, piece!);
           return at + kept.length;
         };
       },
-      read(text, start, end, slot) {
+      read(bytes, start, end, slot) {
         const length = end - start;
-        if (length < MIN_PIECE_CHARS) return JSON.parse(text.slice(start, end));
+        if (length < MIN_PIECE_BYTES) return JSON.parse(decodeUtf8(bytes, start, end));
         own ??= piecesOf(accountId);
-        // Passed over by the scan of this very text (or an equal one: the same pieces at the same
-        // offsets), the piece, unless evicted since.
-        const known = text === skipped ? passed?.get(start) : undefined;
-        if (known?.text !== undefined && known.size === length) {
+        // Passed over by the scan of these very bytes, the piece, unless evicted since.
+        const known = bytes === skipped ? passed?.get(start) : undefined;
+        if (known?.bytes !== undefined && known.size === length) {
           known.hot = true;
           place(slot, known);
           return known.value;
         }
-        const found = readKnown(own, text, start, end, UNPARSED);
+        const found = readKnown(own, bytes, start, end, UNPARSED);
         place(slot, found.piece);
         return found.value;
       },
-      keepsFirst(text, pieces) {
-        const first = pieces.find(({ start, end }) => end - start >= MIN_PIECE_CHARS);
+      keepsFirst(bytes, pieces) {
+        const first = pieces.find(({ start, end }) => end - start >= MIN_PIECE_BYTES);
         if (first === undefined) return false;
-        if (text === skipped && passed?.has(first.start)) return true;
-        const kept = accounts.get(accountId)?.get(keyOf(text, first.start, first.end))?.text;
-        return kept !== undefined && isPiece(kept, text, first.start, first.end);
+        if (bytes === skipped && passed?.has(first.start)) return true;
+        const kept = accounts.get(accountId)?.get(keyOf(bytes, first.start, first.end))?.bytes;
+        return kept !== undefined && isPiece(kept, bytes, first.start, first.end);
       },
-      note(text, start, end, slot, value) {
-        if (end - start < MIN_PIECE_CHARS) return;
+      note(bytes, start, end, slot, value) {
+        if (end - start < MIN_PIECE_BYTES) return;
         own ??= piecesOf(accountId);
-        place(slot, readKnown(own, text, start, end, value).piece);
+        place(slot, readKnown(own, bytes, start, end, value).piece);
       },
     };
   }
@@ -226,31 +239,27 @@ export function createParseMemo(options: { readonly maxChars: number }): ParseMe
    * UNPARSED), and noted, or kept. A value, not a function to make it: a closure would cost each
    * read a scope for the variables it captures, taken or not.
    */
-  function readKnown(own: Pieces, text: string, start: number, end: number, given: unknown): { piece: Remembered; value: unknown } {
+  function readKnown(own: Pieces, bytes: Uint8Array, start: number, end: number, given: unknown): { piece: Remembered; value: unknown } {
     const length = end - start;
-    const key = keyOf(text, start, end);
+    const key = keyOf(bytes, start, end);
     const known = own.get(key);
-    if (known?.text !== undefined && isPiece(known.text, text, start, end)) {
+    if (known?.bytes !== undefined && isPiece(known.bytes, bytes, start, end)) {
       known.hot = true;
       return { piece: known, value: known.value };
     }
     if (known === undefined) {
-      const seen: Remembered = { text: undefined, value: undefined, size: SEEN_SIZE, hot: false };
+      const seen: Remembered = { bytes: undefined, value: undefined, size: SEEN_SIZE, hot: false };
       remember(own, key, seen);
-      return { piece: seen, value: pieceValue(given, text, start, end) };
+      return { piece: seen, value: pieceValue(given, bytes, start, end) };
     }
-    // Seen before (or another piece under the same key): kept from now on, unless a copy of
-    // the text is not the text (a lone surrogate, which text decoded from bytes never holds).
-    const value = pieceValue(given, text, start, end);
-    const piece = text.slice(start, end);
-    const copy = ownCopy(piece);
-    if (copy !== piece) return { piece: known, value };
+    // Seen before (or another piece under the same key): kept from now on.
+    const value = pieceValue(given, bytes, start, end);
     if (typeof value === "object" && value !== null) freezeLevels(value, FROZEN_LEVELS);
     chars -= known.size;
     // Another piece under the same key goes: an order naming it must not hold it past the budget.
-    known.text = undefined;
+    known.bytes = undefined;
     known.value = undefined;
-    const kept: Remembered = { text: copy, value, size: length, hot: false };
+    const kept: Remembered = { bytes: ownCopy(bytes, start, end), value, size: length, hot: false };
     remember(own, key, kept);
     return { piece: kept, value };
   }

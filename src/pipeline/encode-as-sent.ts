@@ -1,8 +1,9 @@
 import type { JsonObject } from "../canonical/json-object.ts";
 import { readJsonStringAt } from "../wire/scan-json-string.ts";
 import { MEMBER_OFFSETS } from "../canonical/member-offsets.ts";
+import { decodeUtf8 } from "./decode-utf8.ts";
 
-/** One top-level member of a body as it came: where its text lies (key, colon and value), its place among the members, the value parsed from it. */
+/** One top-level member of a body as it came: where its bytes lie (key, colon and value), its place among the members, the value parsed from it. */
 interface SentMember {
   readonly order: number;
   readonly start: number;
@@ -10,50 +11,51 @@ interface SentMember {
   readonly value: unknown;
 }
 
-/** A body's text as the client sent it, and its top-level members by key. */
+/** A body's bytes as the client sent them (valid UTF-8), and its top-level members by key. */
 export interface SentBody {
-  readonly text: string;
+  readonly bytes: Uint8Array;
   readonly members: ReadonlyMap<string, SentMember>;
 }
 
 /**
- * The top-level members of `body` as `text` held them (`members` as `scanJsonText` found them, in
- * the parsed text): what `encodeAsSent` cuts unchanged members from instead of serialising them
- * again. None when the text repeats a key or the members do not match the body: an odd text only
- * costs the usual serialisation.
+ * The top-level members of `body` as `bytes` held them (`members` as `scanJsonBytes` found them, in
+ * the parsed bytes, which must be valid UTF-8: they go upstream as they are): what `encodeAsSent`
+ * cuts unchanged members from instead of serialising them again. None when the body repeats a key
+ * or the members do not match the body: an odd body only costs the usual serialisation.
  */
-export function readSentBody(body: JsonObject, text: string, members: readonly number[]): SentBody | undefined {
+export function readSentBody(body: JsonObject, bytes: Uint8Array, members: readonly number[]): SentBody | undefined {
   const kept = new Map<string, SentMember>();
   for (let i = 0; i < members.length; i += MEMBER_OFFSETS) {
-    const key = readJsonStringAt(text, members[i]!, members[i + 1]!);
+    const written = decodeUtf8(bytes, members[i]!, members[i + 1]!);
+    const key = readJsonStringAt(written, 0, written.length);
     if (key === undefined || kept.has(key) || !Object.hasOwn(body, key)) return undefined;
     kept.set(key, { order: i / MEMBER_OFFSETS, start: members[i]!, end: members[i + 2]!, value: body[key] });
   }
   if (kept.size !== Object.keys(body).length) return undefined;
-  return { text, members: kept };
+  return { bytes, members: kept };
 }
 
 /**
  * The JSON of `body`, a body made from the one `sent` was read from (copied and given other
  * top-level members), to send upstream: each member still holding the value parsed from the
- * client's text goes as it came, and only the others are serialised. The members come in the
+ * client's bytes goes as it came, and only the others are serialised. The members come in the
  * body's own order, as `JSON.stringify` puts them; an unchanged member keeps the client's spacing
- * and escapes, the same JSON value. With `sent`, a Blob of the text's cuts (the conversation is
- * encoded once, into the Blob, and never joined into another string); for a body without `sent`,
- * `JSON.stringify(body)`. Relies on what the pipeline holds to: a body's nested values are never
- * changed in place, only top-level members replaced.
+ * and escapes, the same JSON value. With `sent`, a Blob of views of the client's bytes and the new
+ * members' text (the conversation is never decoded, encoded or joined again); for a body without
+ * `sent`, `JSON.stringify(body)`. Relies on what the pipeline holds to: a body's nested values are
+ * never changed in place, only top-level members replaced.
  */
 export function encodeAsSent(body: JsonObject, sent: SentBody | undefined): string | Blob {
   if (!sent) return JSON.stringify(body);
-  const { text, members } = sent;
-  const pieces: string[] = ["{"];
+  const { bytes, members } = sent;
+  const pieces: (string | Uint8Array)[] = ["{"];
   // Unchanged members next to each other in the text go as one cut, separators included: the
   // fewer and longer the pieces, the cheaper the send (most of a conversation is one cut).
   let run: { start: number; end: number; order: number } | undefined;
   const endRun = () => {
     if (!run) return;
     if (pieces.length > 1) pieces.push(",");
-    pieces.push(text.slice(run.start, run.end));
+    pieces.push(bytes.subarray(run.start, run.end));
     run = undefined;
   };
   for (const key of Object.keys(body)) {

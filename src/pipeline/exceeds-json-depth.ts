@@ -1,4 +1,4 @@
-import { scanJsonText } from "./scan-json-text.ts";
+import { scanJsonBytes } from "./scan-json-bytes.ts";
 
 /**
  * How deeply a request body may nest arrays and objects. Real requests stay far below it (a tool's
@@ -9,11 +9,11 @@ export const MAX_JSON_DEPTH = 256;
 
 /**
  * Whether JSON text nests arrays and objects deeper than `limit`, found by one scan of the text
- * before it is parsed (`scanJsonText`). Text that is not JSON may answer either way; the parse
+ * before it is parsed (`scanJsonBytes`, of the text's UTF-8: an admin body is small). Text that is not JSON may answer either way; the parse
  * refuses it after.
  */
 export function exceedsJsonDepth(text: string, limit: number = MAX_JSON_DEPTH): boolean {
   // Fewer characters than the limit's brackets cannot nest that deep.
   if (text.length <= limit) return false;
-  return scanJsonText(text, limit, false).tooDeep;
+  return scanJsonBytes(Buffer.from(text), limit, false).tooDeep;
 }

@@ -8,9 +8,9 @@ const body = {
   tools: [{ name: "run", input_schema: { type: "object", properties: { stream: { type: "boolean" }, stream_options: { type: "object" } } } }],
   messages: [{ role: "user", content: 'say "stream": true, then {"stream":false}' }],
 };
-/** The key as the pipeline computes it: from the body's text as read. */
+/** The key as the pipeline computes it: from the body's bytes as read. */
 const keyOfText = (text: string) => {
-  const read = parseJsonBody(text);
+  const read = parseJsonBody(Buffer.from(text));
   return buildResponseCacheKey("acct_a", "chat", read.value as Record<string, unknown>, read);
 };
 const keyOfBody = (value: Record<string, unknown>) => buildResponseCacheKey("acct_a", "chat", value);
@@ -57,8 +57,8 @@ describe("the cache key from the text as sent", () => {
       keyOfText(JSON.stringify(big({ ...body, stream: true }, `${"x".repeat(19_999)}y`))),
       // The same members in another order: another text, another key.
       keyOfText(JSON.stringify({ max_tokens: 64, model: "normal", tools: body.tools, messages: body.messages })),
-      buildResponseCacheKey("acct_b", "chat", JSON.parse(base) as Record<string, unknown>, parseJsonBody(base)),
-      buildResponseCacheKey("acct_a", "messages", JSON.parse(base) as Record<string, unknown>, parseJsonBody(base)),
+      buildResponseCacheKey("acct_b", "chat", JSON.parse(base) as Record<string, unknown>, parseJsonBody(Buffer.from(base))),
+      buildResponseCacheKey("acct_a", "messages", JSON.parse(base) as Record<string, unknown>, parseJsonBody(Buffer.from(base))),
     ]);
     expect(keys.size).toBe(10);
   });

@@ -1,11 +1,16 @@
 import { describe, expect, test } from "bun:test";
 import { createParseMemo, type ParseScope } from "../../src/pipeline/create-parse-memo.ts";
-import { parseJsonText } from "../../src/pipeline/parse-json-text.ts";
+import { parseJsonBytes } from "../../src/pipeline/parse-json-bytes.ts";
 import { countSkips } from "../helpers/count-skips.ts";
 
 /** A message of about `chars` characters, told apart by `n`. */
 const message = (n: number, chars = 200): string => JSON.stringify({ role: "user", content: [{ type: "text", text: `${n} `.padEnd(chars, "w") }] });
-const readAll = (scope: ParseScope, text: string): unknown => scope.read(text, 0, text.length);
+/** The UTF-8 of `text`, as a body comes. */
+const utf8 = (text: string): Uint8Array => Buffer.from(text);
+const readAll = (scope: ParseScope, text: string): unknown => {
+  const bytes = utf8(text);
+  return scope.read(bytes, 0, bytes.length);
+};
 
 describe("createParseMemo", () => {
   test("a piece is parsed anew when first seen, kept at its second sighting and the kept value reused after", () => {
@@ -18,18 +23,18 @@ describe("createParseMemo", () => {
     expect(third).toBe(second);
     expect(third).toEqual(JSON.parse(text));
     // Found by its text inside a larger one too.
-    expect(memo.scope("a").read(`[${text},1]`, 1, text.length + 1)).toBe(second);
+    expect(memo.scope("a").read(utf8(`[${text},1]`), 1, text.length + 1)).toBe(second);
   });
 
   test("a kept piece is found again inside another body's text, and only its own characters count against the budget", () => {
     const memo = createParseMemo({ maxChars: 1 << 20 });
     const text = `[${message(6)},1]`;
     const end = text.length - 3;
-    memo.scope("a").read(text, 1, end);
-    const kept = memo.scope("a").read(text, 1, end);
-    // Found again in another body's text, character for character.
-    expect(memo.scope("a").read(` ${text}`, 2, end + 1)).toBe(kept);
-    // Only the piece's characters count against the budget, not the body's.
+    memo.scope("a").read(utf8(text), 1, end);
+    const kept = memo.scope("a").read(utf8(text), 1, end);
+    // Found again in another body's bytes, byte for byte.
+    expect(memo.scope("a").read(utf8(` ${text}`), 2, end + 1)).toBe(kept);
+    // Only the piece's bytes count against the budget, not the body's.
     expect(memo.chars).toBe(end - 1);
   });
 
@@ -87,11 +92,12 @@ describe("createParseMemo", () => {
     expect(readAll(memo.scope("old"), message(1, 1_000))).not.toBe(old);
   });
 
-  test("a piece holding a lone surrogate is parsed as it is every time (a copy of it would not be the same text)", () => {
+  test("a piece holding bytes that are not UTF-8 reads as the decoder reads them, first seen or kept", () => {
     const memo = createParseMemo({ maxChars: 1 << 20 });
-    const text = JSON.stringify({ text: `${"a".repeat(100)}\ud83d` }).replace("\\ud83d", "\ud83d");
-    expect(text).toContain("\ud83d");
-    for (let i = 0; i < 3; i++) expect(readAll(memo.scope("a"), text)).toEqual({ text: `${"a".repeat(100)}\ud83d` });
+    const bytes = Buffer.concat([Buffer.from(`{"text":"${"a".repeat(100)}`), Buffer.from([0xff, 0xc3]), Buffer.from('"}')]);
+    const values = [1, 2, 3].map(() => memo.scope("a").read(bytes, 0, bytes.length));
+    for (const value of values) expect(value).toEqual({ text: `${"a".repeat(100)}\ufffd\ufffd` });
+    expect(values[2]).toBe(values[1]);
   });
 
   test("a pass over the budget frees an eighth of it, so passes stay rare however small the pieces", () => {
@@ -146,7 +152,7 @@ describe("createParseMemo: an account's next body, its pieces in place", () => {
   function readBody(memo: ReturnType<typeof createParseMemo>, text: string): { value: unknown; skipped: number } {
     let skipped = 0;
     const counting = countSkips(memo.scope("a"), () => skipped++);
-    return { value: parseJsonText(text, true, counting).value, skipped };
+    return { value: parseJsonBytes(utf8(text), true, counting).value, skipped };
   }
 
   test("a conversation in other scripts is passed over in place too, characters of any width", () => {
@@ -213,8 +219,8 @@ describe("createParseMemo: an account's next body, its pieces in place", () => {
     // Another account's pieces take the whole budget.
     for (const n of [10, 11, 12, 13]) {
       const text = message(n, 1_000);
-      memo.scope("b").read(text, 0, text.length, { member: '"messages"', index: n });
-      memo.scope("b").read(text, 0, text.length, { member: '"messages"', index: n });
+      memo.scope("b").read(utf8(text), 0, text.length, { member: '"messages"', index: n });
+      memo.scope("b").read(utf8(text), 0, text.length, { member: '"messages"', index: n });
     }
     const again = readBody(memo, body);
     expect(again.skipped).toBe(0);
@@ -225,7 +231,7 @@ describe("createParseMemo: an account's next body, its pieces in place", () => {
 
 describe("createParseMemo: a body nothing of which is kept in place is parsed whole", () => {
   const conversation = (ns: readonly number[]): string => `{"model":"normal","messages":[${ns.map((n) => message(n, 500)).join(",")}]}`;
-  const parse = (memo: ReturnType<typeof createParseMemo>, text: string, account = "a") => parseJsonText(text, true, memo.scope(account)).value as { messages: unknown[] };
+  const parse = (memo: ReturnType<typeof createParseMemo>, text: string, account = "a") => parseJsonBytes(utf8(text), true, memo.scope(account)).value as { messages: unknown[] };
 
   test("the first and second sight take their pieces from one parse of the whole; the second keeps them, and the third reuses those very values", () => {
     const memo = createParseMemo({ maxChars: 1 << 20 });
@@ -239,7 +245,7 @@ describe("createParseMemo: a body nothing of which is kept in place is parsed wh
         return scope.read(t, start, ...rest);
       },
     };
-    expect(parseJsonText(text, true, watched).value).toEqual(JSON.parse(text));
+    expect(parseJsonBytes(utf8(text), true, watched).value).toEqual(JSON.parse(text));
     // No piece was parsed on its own: the whole parse gave them all, and each was noted.
     expect(reads).toEqual([]);
     expect(memo.chars).toBeGreaterThan(0);

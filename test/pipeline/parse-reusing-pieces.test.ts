@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { isDeepStrictEqual } from "node:util";
 import { createParseMemo, type ParseScope } from "../../src/pipeline/create-parse-memo.ts";
-import { parseJsonText } from "../../src/pipeline/parse-json-text.ts";
+import { parseJsonBytes } from "../../src/pipeline/parse-json-bytes.ts";
 import { parseReusingPieces } from "../../src/pipeline/parse-reusing-pieces.ts";
 import { MAX_JSON_DEPTH } from "../../src/pipeline/exceeds-json-depth.ts";
-import { scanJsonText } from "../../src/pipeline/scan-json-text.ts";
+import { scanJsonBytes } from "../../src/pipeline/scan-json-bytes.ts";
 import { countSkips } from "../helpers/count-skips.ts";
 import { seededRandom, type Json } from "../helpers/seeded-random.ts";
 
@@ -24,8 +24,18 @@ function outcome(parse: () => unknown): { ok: true; value: unknown } | { ok: fal
 /** The same, without the characters outside ASCII. */
 const ASCII_TRICKY = TRICKY.filter((token) => Buffer.byteLength(token) === token.length);
 
+/** The UTF-8 of `text`, as a body comes. */
+const utf8 = (text: string): Uint8Array => Buffer.from(text);
+/** `text` as the gateway reads it: its UTF-8, decoded (a lone surrogate a mutation left is a U+FFFD). */
+const asRead = (text: string): string => new TextDecoder().decode(utf8(text));
+
 /** Parsed as the gateway parses a big body: in pieces, through one account's scope. */
-const parsePieced = (text: string, scope: ParseScope) => parseJsonText(text, true, scope).value;
+const parsePieced = (text: string, scope: ParseScope) => parseJsonBytes(utf8(text), true, scope).value;
+/** The pieces of `text` read through `scope`, undefined where the whole parse is left to do it. */
+const readPieces = (text: string, scope: ParseScope) => {
+  const bytes = utf8(text);
+  return parseReusingPieces(bytes, scanJsonBytes(bytes, MAX_JSON_DEPTH, true), scope);
+};
 
 /** Elements the scans passed over as the account's last body had them (see ParseScope.skipper). */
 let skips = 0;
@@ -68,7 +78,7 @@ describe("a body parsed in pieces is the body JSON.parse makes", () => {
       const expected = JSON.parse(text);
       for (let round = 0; round < 3; round++) expect(isDeepStrictEqual(parsePieced(text, memo.scope("acct")), expected)).toBe(true);
       // Not by falling back to the whole parse: the pieces were read and put in place.
-      const direct = parseReusingPieces(text, scanJsonText(text, MAX_JSON_DEPTH, true), memo.scope("acct"));
+      const direct = readPieces(text, memo.scope("acct"));
       if (direct !== undefined) {
         pieced++;
         expect(isDeepStrictEqual(direct, expected)).toBe(true);
@@ -91,7 +101,7 @@ describe("a body parsed in pieces is the body JSON.parse makes", () => {
       const at = int(text.length);
       const change = int(3);
       const mutant = change === 0 ? text.slice(0, at) + text.slice(at + 1) : text.slice(0, at) + pick(noise) + text.slice(at + (change === 1 ? 1 : 0));
-      const expected = outcome(() => JSON.parse(mutant));
+      const expected = outcome(() => JSON.parse(asRead(mutant)));
       const got = outcome(() => parsePieced(mutant, counted(memo.scope("acct"))));
       expect(got.ok).toBe(expected.ok);
       if (got.ok && expected.ok) expect(isDeepStrictEqual(got.value, expected.value)).toBe(true);
@@ -175,8 +185,8 @@ describe("a body parsed in pieces is the body JSON.parse makes", () => {
     const many = `{"model":"normal","messages":[${Array.from({ length: 10_001 }, (_, i) => `"${i}"`).join(",")}]}`;
     const few = `{"model":"normal","messages":[${Array.from({ length: 10_000 }, (_, i) => `"${i}"`).join(",")}]}`;
     const scope = createParseMemo({ maxChars: 1 << 20 }).scope("acct");
-    expect(parseReusingPieces(many, scanJsonText(many, MAX_JSON_DEPTH, true), scope)).toBeUndefined();
-    expect(parseReusingPieces(few, scanJsonText(few, MAX_JSON_DEPTH, true), scope)).toEqual(JSON.parse(few));
+    expect(readPieces(many, scope)).toBeUndefined();
+    expect(readPieces(few, scope)).toEqual(JSON.parse(few));
     expect(parsePieced(many, scope)).toEqual(JSON.parse(many));
   });
 
@@ -184,12 +194,13 @@ describe("a body parsed in pieces is the body JSON.parse makes", () => {
     const text = big(`"system":"${longText}","messages":[{"a":"${longText}"},{"b":"${longText}"},7],"max_tokens":5`);
     const read: string[] = [];
     const scope: ParseScope = {
-      read(t, start, end) {
-        read.push(t.slice(start, end).slice(0, 8));
-        return JSON.parse(t.slice(start, end));
+      read(bytes, start, end) {
+        const piece = new TextDecoder().decode(bytes.subarray(start, end));
+        read.push(piece.slice(0, 8));
+        return JSON.parse(piece);
       },
     };
-    const value = parseReusingPieces(text, scanJsonText(text, MAX_JSON_DEPTH, true), scope);
+    const value = readPieces(text, scope);
     expect(value).toEqual(JSON.parse(text));
     expect(read).toEqual([`"zzzzzzz`, `{"a":"zz`, `{"b":"zz`, "7"]);
   });

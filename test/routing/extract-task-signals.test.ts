@@ -31,8 +31,8 @@ describe("extractTaskSignals", () => {
     const decode = (value: unknown) => wireApi("messages").client.decodeRequest(value as JsonObject).value;
     const fresh = extractTaskSignals(decode(JSON.parse(text)), SCAN_CHARS);
     // The third sight: the memo keeps each message from its second on, frozen, and the decode shares their content.
-    let shared = decode(parseJsonBody(text, memo.scope("acct")).value);
-    for (let i = 0; i < 3; i++) shared = decode(parseJsonBody(text, memo.scope("acct")).value);
+    let shared = decode(parseJsonBody(Buffer.from(text), memo.scope("acct")).value);
+    for (let i = 0; i < 3; i++) shared = decode(parseJsonBody(Buffer.from(text), memo.scope("acct")).value);
     expect(shared.messages.filter((m) => Object.isFrozen(m.content)).length).toBeGreaterThan(shared.messages.length / 2);
     expect(extractTaskSignals(shared, SCAN_CHARS)).toEqual(fresh);
     // Read twice, the same answer.

@@ -62,8 +62,8 @@ function decodeThrice(format: "messages" | "chat" | "responses", body: Record<st
   expect(text.length).toBeGreaterThan(16 * 1024);
   const api = wireApi(format);
   const memo = createParseMemo({ maxChars: 1 << 22 });
-  const decodeSent = () => api.client.decodeRequest(api.checkRequest(parseJsonBody(text, memo.scope("acct")).value)).value;
-  const fresh = api.client.decodeRequest(api.checkRequest(parseJsonBody(text).value)).value;
+  const decodeSent = () => api.client.decodeRequest(api.checkRequest(parseJsonBody(Buffer.from(text), memo.scope("acct")).value)).value;
+  const fresh = api.client.decodeRequest(api.checkRequest(parseJsonBody(Buffer.from(text)).value)).value;
   const [, kept, reused] = [decodeSent(), decodeSent(), decodeSent()];
   // Sent again, the same canonical request.
   expect(kept).toEqual(fresh);
