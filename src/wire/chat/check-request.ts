@@ -9,7 +9,7 @@ export function checkChatRules(body: Readonly<Record<string, unknown>>): void {
   if (Array.isArray(messages) && messages.length === 0) throw invalidRequest("`messages`: at least one message is required", "messages");
 }
 
-const checkBody = compileBodyCheck(ChatRequestSchema);
+const checkBody = compileBodyCheck(ChatRequestSchema, "messages");
 
 /** A Chat request body checked against the schema, then the API's rules; throws a 400 naming the field. */
 export function checkChatRequest(body: unknown): JsonObject {

@@ -45,7 +45,7 @@ export function checkMessagesRules(body: Readonly<Record<string, unknown>>): voi
   }
 }
 
-const checkBody = compileBodyCheck(MessagesRequestSchema);
+const checkBody = compileBodyCheck(MessagesRequestSchema, "messages");
 
 /** A Messages request body checked against the schema, then the API's rules; throws a 400 naming the field. */
 export function checkMessagesRequest(body: unknown): JsonObject {
