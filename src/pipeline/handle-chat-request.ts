@@ -25,7 +25,7 @@ import type { HistoryTurn } from "../cache/create-response-history.ts";
 import { callWithFailover } from "./call-with-failover.ts";
 import type { GatewayDeps } from "./gateway-deps.ts";
 import { newRequestId } from "./new-request-id.ts";
-import { readJsonBodyWithText, type ReadJsonBody } from "./read-json-body.ts";
+import { readJsonBodyWithBytes, type ReadJsonBody } from "./read-json-body.ts";
 import { renderError, toGatewayError } from "./render-error.ts";
 import { readRequestPin, routeRequest, type Route } from "./route-request.ts";
 import type { PinRead } from "../routing/decide-route.ts";
@@ -105,7 +105,7 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     track.fields.keyId = principal.keyId;
     track.fields.plan = principal.plan;
     const api = wireApi(format);
-    const read = await readJsonBodyWithText(request, deps.config.bodyLimitBytes, deps.parseMemo?.scope(principal.accountId));
+    const read = await readJsonBodyWithBytes(request, deps.config.bodyLimitBytes, deps.parseMemo?.scope(principal.accountId));
     const body = api.checkRequest(read.value);
     connection?.idleTimeout(0);
     stream = body.stream === true;

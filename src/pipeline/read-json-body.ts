@@ -39,7 +39,7 @@ const PIECED_MIN_BYTES = 16 * 1024;
  * length before reading, or while streaming when no length was declared) or nested too deeply.
  */
 export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
-  return (await readJsonBodyWithText(request, limit)).value;
+  return (await readJsonBodyWithBytes(request, limit)).value;
 }
 
 /**
@@ -57,7 +57,7 @@ export interface ReadJsonBody extends KeyedBytes {
  * the pieces of a big body its account sent before are not decoded or parsed again
  * (`parseJsonBytes`).
  */
-export async function readJsonBodyWithText(request: Request, limit: number, reuse?: ParseScope): Promise<ReadJsonBody> {
+export async function readJsonBodyWithBytes(request: Request, limit: number, reuse?: ParseScope): Promise<ReadJsonBody> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   if (!request.body || declared === "0") throw invalidRequest("request body is required");

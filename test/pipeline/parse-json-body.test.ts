@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { readJsonBodyWithText } from "../../src/pipeline/read-json-body.ts";
+import { readJsonBodyWithBytes } from "../../src/pipeline/read-json-body.ts";
 
 const utf8 = new TextDecoder();
 const LIMIT = 1 << 20;
@@ -19,14 +19,14 @@ function requestOf(bytes: Uint8Array, declared: boolean): Request {
   return new Request("http://gateway/v1/messages", { method: "POST", body });
 }
 
-describe("readJsonBodyWithText", () => {
+describe("readJsonBodyWithBytes", () => {
   test("a body of any size and script reads as the UTF-8 decoder reads it, declared or streamed", async () => {
     for (const content of ["plain ascii", "naïve 日本語 \u{1F600}", "\u007f edge"]) {
       for (const repeat of [1, 5_000]) {
         const value = { model: "normal", messages: [{ role: "user", content: content.repeat(repeat) }] };
         const bytes = Buffer.from(JSON.stringify(value));
         for (const declared of [true, false]) {
-          const read = await readJsonBodyWithText(requestOf(bytes, declared), LIMIT);
+          const read = await readJsonBodyWithBytes(requestOf(bytes, declared), LIMIT);
           expect(Buffer.from(read.bytes).equals(bytes)).toBe(true);
           expect(read.value).toEqual(value);
           // A big body is noted to be sent on as it came; a small one is serialised again.
@@ -40,12 +40,12 @@ describe("readJsonBodyWithText", () => {
     const bad = Buffer.concat([Buffer.from(`{"a":"${"x".repeat(20_000)}`), Buffer.from([0xff, 0xc3]), Buffer.from('"}')]);
     const marked = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`{"a":"${"x".repeat(20_000)}"}`)]);
     for (const declared of [true, false]) {
-      const read = await readJsonBodyWithText(requestOf(bad, declared), LIMIT);
+      const read = await readJsonBodyWithBytes(requestOf(bad, declared), LIMIT);
       expect(Buffer.from(read.bytes).equals(bad)).toBe(true);
       expect(read.value).toEqual(JSON.parse(utf8.decode(bad)));
       expect((read.value as { a: string }).a.endsWith("\ufffd\ufffd")).toBe(true);
       expect(read.sent).toBeUndefined();
-      const withMark = await readJsonBodyWithText(requestOf(marked, declared), LIMIT);
+      const withMark = await readJsonBodyWithBytes(requestOf(marked, declared), LIMIT);
       expect(Buffer.from(withMark.bytes).equals(marked)).toBe(true);
       expect((withMark.value as { a: string }).a).toHaveLength(20_000);
       expect(withMark.sent).toBeDefined();
@@ -55,7 +55,7 @@ describe("readJsonBodyWithText", () => {
   test("a body over the limit is refused, by its declared length or as it streams", async () => {
     const bytes = Buffer.from(JSON.stringify({ a: "x".repeat(2_000) }));
     for (const declared of [true, false]) {
-      await expect(readJsonBodyWithText(requestOf(bytes, declared), 1_000)).rejects.toMatchObject({ status: 413, type: "request_too_large" });
+      await expect(readJsonBodyWithBytes(requestOf(bytes, declared), 1_000)).rejects.toMatchObject({ status: 413, type: "request_too_large" });
     }
   });
 });
