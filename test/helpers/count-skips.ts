@@ -4,8 +4,8 @@ import type { ParseScope } from "../../src/pipeline/create-parse-memo.ts";
 export function countSkips(scope: ParseScope, onSkip: () => void): ParseScope {
   return {
     read: (...args) => scope.read(...args),
-    skipper(text) {
-      const skip = scope.skipper!(text);
+    skipper(bytes) {
+      const skip = scope.skipper!(bytes);
       return (...args) => {
         const end = skip(...args);
         if (end >= 0) onSkip();

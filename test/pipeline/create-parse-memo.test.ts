@@ -26,7 +26,7 @@ describe("createParseMemo", () => {
     expect(memo.scope("a").read(utf8(`[${text},1]`), 1, text.length + 1)).toBe(second);
   });
 
-  test("a kept piece is found again inside another body's text, and only its own characters count against the budget", () => {
+  test("a kept piece is found again inside another body's bytes, and only its own bytes count against the budget", () => {
     const memo = createParseMemo({ maxChars: 1 << 20 });
     const text = `[${message(6)},1]`;
     const end = text.length - 3;
