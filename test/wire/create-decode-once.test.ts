@@ -76,6 +76,8 @@ describe("a conversation sent again decodes to the canonical request its first s
     const { kept, reused } = decodeThrice("messages", buildConversationBody({ targetBytes: 100 * 1024, images: true, model: "normal", stream: false, maxTokens: 64 }));
     expect(reused.messages[2]!.content).toBe(kept.messages[2]!.content);
     expect(Object.isFrozen(reused.messages[2]!.content[0])).toBe(true);
+    // The messages themselves are kept whole: no new object a message on a turn that sends them again.
+    expect(reused.messages.every((message, i) => message === kept.messages[i] && Object.isFrozen(message))).toBe(true);
   });
 
   test("Chat: each message's parts and each tool result shared, frozen", () => {

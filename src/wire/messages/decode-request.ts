@@ -58,6 +58,13 @@ function decodeMessageContent(raw: JsonObject, field: FieldPath, warn: Warn): Co
 }
 
 /**
+ * A user or assistant message whose content was kept (a shared message, decoded without warnings),
+ * kept whole and frozen beside it: a conversation sent again costs a lookup a message, not two
+ * new objects.
+ */
+const keptMessages = new WeakMap<object, CanonicalMessage>();
+
+/**
  * Leading system messages (before any user or assistant turn) join the top-level system prompt;
  * later ones keep their place in the history as `system` messages.
  */
@@ -65,16 +72,25 @@ function decodeMessages(value: unknown, system: TextPart[], warn: Warn): Canonic
   if (!Array.isArray(value)) throw invalidRequest("`messages`: expected an array", "messages");
   const messages: CanonicalMessage[] = [];
   for (let i = 0; i < value.length; i++) {
+    const item: unknown = value[i];
+    const kept = typeof item === "object" && item !== null ? keptMessages.get(item) : undefined;
+    if (kept !== undefined) {
+      messages.push(kept);
+      continue;
+    }
     // Named only when an error names it: a long conversation has hundreds of messages.
     const field = new FieldPath("messages", i);
-    const raw = objectAt(value[i], field);
+    const raw = objectAt(item, field);
     const role = stringAt(raw.role, field, "role");
     if (role !== "user" && role !== "assistant" && role !== "system") {
       throw invalidRequest(`\`${String(field)}.role\`: expected "user", "assistant" or "system"`, `${String(field)}.role`);
     }
     const content = decodeOnce.known(raw) ?? decodeMessageContent(raw, field, warn);
     const message: CanonicalMessage = { role, content };
-    if (role !== "system") messages.push(message);
+    if (role !== "system") {
+      messages.push(message);
+      if (decodeOnce.known(raw) === content) keptMessages.set(raw, Object.freeze(message));
+    }
     else if (messages.length === 0) system.push(...instructionText(message, String(field)));
     else messages.push({ role, content: instructionText(message, String(field)) });
   }
