@@ -1,3 +1,4 @@
+import { hasBytesAt } from "../canonical/has-bytes-at.ts";
 import { MEMBER_OFFSETS } from "../canonical/member-offsets.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 
@@ -11,11 +12,10 @@ export interface KeyedBytes {
 /** The top-level members a cached answer does not depend on: it is replayed as JSON or as a stream, as each request asks. */
 const STREAM_MEMBERS = new Set(["stream", "stream_options"]);
 const QUOTED_STREAM_MEMBERS = [...STREAM_MEMBERS].map((name) => Buffer.from(JSON.stringify(name)));
-const compareBytes = Buffer.prototype.compare;
 
 /** Whether the key at [start, end) of `bytes` is a stream member's, written plainly (an escaped spelling is hashed: a miss at worst). */
 const isStreamMember = (bytes: Uint8Array, start: number, end: number): boolean =>
-  QUOTED_STREAM_MEMBERS.some((quoted) => quoted.length === end - start && compareBytes.call(quoted, bytes, start, end) === 0);
+  QUOTED_STREAM_MEMBERS.some((quoted) => quoted.length === end - start && hasBytesAt(bytes, start, quoted));
 
 /**
  * The response-cache key of a request: the account, the endpoint and the body as the client sent

@@ -1,6 +1,7 @@
 import { freezeLevels } from "../canonical/freeze-levels.ts";
 import type { SkipKnownElement } from "./scan-json-bytes.ts";
 import { decodeUtf8 } from "./decode-utf8.ts";
+import { hasBytesAt } from "../canonical/has-bytes-at.ts";
 
 /**
  * A piece of a JSON body parsed before, kept with the bytes it was parsed from; or, for a piece
@@ -96,12 +97,8 @@ function ownCopy(bytes: Uint8Array, start: number, end: number): Uint8Array {
   return copy;
 }
 
-/**
- * Whether `kept` is the piece `bytes[start, end)`: a native memcmp against a view, no copy made
- * (the static `Buffer.compare` of a view costs about two thirds of `compare` given the range).
- */
-const isPiece = (kept: Uint8Array, bytes: Uint8Array, start: number, end: number): boolean =>
-  kept.length === end - start && end <= bytes.length && Buffer.compare(kept, bytes.subarray(start, end)) === 0;
+/** Whether `kept` is the piece `bytes[start, end)`, compared in place. */
+const isPiece = (kept: Uint8Array, bytes: Uint8Array, start: number, end: number): boolean => kept.length === end - start && hasBytesAt(bytes, start, kept);
 
 /**
  * Parsed pieces of request bodies (a conversation's messages, its tools), by account, so a coding
@@ -215,7 +212,7 @@ export function createParseMemo(options: { readonly maxChars: number }): ParseMe
           }
           const piece = list?.[index];
           const kept = piece?.bytes;
-          if (kept === undefined || !isPiece(kept, bytes, at, at + kept.length)) return -1;
+          if (kept === undefined || !hasBytesAt(bytes, at, kept)) return -1;
           passedAt.push(at);
           passedPieces.push(piece!);
           return at + kept.length;

@@ -90,8 +90,7 @@ function decodeMessages(value: unknown, system: TextPart[], warn: Warn): Canonic
     if (role !== "system") {
       messages.push(message);
       if (decodeOnce.known(raw) === content) keptMessages.set(raw, Object.freeze(message));
-    }
-    else if (messages.length === 0) system.push(...instructionText(message, String(field)));
+    } else if (messages.length === 0) system.push(...instructionText(message, String(field)));
     else messages.push({ role, content: instructionText(message, String(field)) });
   }
   return messages;
