@@ -262,6 +262,14 @@ function translation(format: BenchFormat, body: Record<string, unknown>, answer:
   };
 }
 
+/** A Messages conversation as a client of `format` sends it: through the canonical request, as the gateway would forward it there. */
+function conversationAs(format: "chat" | "responses", body: Record<string, unknown>, config: Config): Record<string, unknown> {
+  const canonical = wireApi("messages").client.decodeRequest(body).value;
+  const model = config.models[BENCH_MODELS.all]!;
+  const encoded = wireApi(format).upstream.encodeRequest(canonical, { upstreamModelId: SAME_FORMAT_TIER, model }).value as Record<string, unknown>;
+  return { ...encoded, model: SAME_FORMAT_TIER };
+}
+
 function routingCall(routing: Routing, format: BenchFormat, body: Record<string, unknown>, headers: Headers): () => Promise<number> {
   const principal = { accountId: "acct_bench_costs" };
   return async () => {
@@ -558,6 +566,14 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
     readBig();
     readBig();
     const sharedBig = readBig();
+    // The same conversation as a Chat and a Responses client sends it (Codex speaks Responses), read
+    // as the gateway reads their next turns: each from its own account's memo, seen twice before.
+    const sharedIn = (format: "chat" | "responses"): Record<string, unknown> => {
+      const bytes = Buffer.from(JSON.stringify(conversationAs(format, big, config)));
+      const scope = memo.scope(`acct_bench_costs_${format}`);
+      for (let sighting = 0; sighting < 2; sighting++) wireApi(format).client.decodeRequest(wireApi(format).checkRequest(parseJsonBody(bytes, scope).value));
+      return parseJsonBody(bytes, scope).value as Record<string, unknown>;
+    };
     // The key as the gateway computes it for an agent's turn: streamed (`stream` last), from the text read.
     const streamedBig = parseJsonBody(Buffer.from(JSON.stringify({ ...big, stream: true })));
     for (const timed of [
@@ -567,6 +583,12 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
       { id: "body-check/1m-new", part: "body check", label: "body check · 1 MB conversation, first sight", call: () => checkBody("messages", bigBytes, createParseMemo({ maxChars: config.parseMemoChars }).scope("acct_bench_costs")) },
       { id: "routing/1m", part: "routing", label: "routing · 1 MB conversation, sent before · decode + decide + pin", call: routingCall(routing, "messages", sharedBig, bigHeaders) },
       { id: "routing/1m-new", part: "routing", label: "routing · 1 MB conversation, first sight · decode + decide + pin", call: routingCall(routing, "messages", big, bigHeaders) },
+      ...(["chat", "responses"] as const).map((format) => ({
+        id: `routing/1m-${format}`,
+        part: "routing" as const,
+        label: `routing · 1 MB conversation in ${format}, sent before · decode + decide + pin`,
+        call: routingCall(routing, format, sharedIn(format), headersOf(format, key)),
+      })),
       {
         id: "cache/1m",
         part: "cache key + store",

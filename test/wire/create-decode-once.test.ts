@@ -80,7 +80,7 @@ describe("a conversation sent again decodes to the canonical request its first s
     expect(reused.messages.every((message, i) => message === kept.messages[i] && Object.isFrozen(message))).toBe(true);
   });
 
-  test("Chat: each message's parts and each tool result shared, frozen", () => {
+  test("Chat: each message's parts and each tool result shared, frozen, and each message kept whole", () => {
     const messages: unknown[] = [{ role: "system", content: "Review carefully. ".repeat(100) }];
     for (let i = 0; i < 30; i++) {
       messages.push({ role: "user", content: [{ type: "text", text: `Part ${i}: ${"let x = 1; ".repeat(60)}` }] });
@@ -93,9 +93,11 @@ describe("a conversation sent again decodes to the canonical request its first s
     const result = reused.messages[assistant + 1]!.content[0]!;
     expect(result).toBe(kept.messages[assistant + 1]!.content[0]!);
     expect(Object.isFrozen(result)).toBe(true);
+    // The messages are kept whole, a run of tool messages as its one user message of results.
+    expect(reused.messages.every((message, i) => message === kept.messages[i] && Object.isFrozen(message))).toBe(true);
   });
 
-  test("Responses: each input item's parts shared, frozen", () => {
+  test("Responses: each input item's parts shared, frozen, and each turn kept whole", () => {
     const input: unknown[] = [{ role: "developer", content: "Review carefully. ".repeat(100) }];
     for (let i = 0; i < 30; i++) {
       input.push({ role: "user", content: [{ type: "input_text", text: `Part ${i}: ${"let x = 1; ".repeat(60)}` }] });
@@ -106,5 +108,7 @@ describe("a conversation sent again decodes to the canonical request its first s
     const user = reused.messages.findIndex((m) => m.role === "user");
     expect(reused.messages[user]!.content[0]).toBe(kept.messages[user]!.content[0]);
     expect(Object.isFrozen(reused.messages[user]!.content[0])).toBe(true);
+    // Each turn (a run of items of one role) is kept whole: no new object a turn on a sending again.
+    expect(reused.messages.every((message, i) => message === kept.messages[i] && Object.isFrozen(message))).toBe(true);
   });
 });

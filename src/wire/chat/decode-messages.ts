@@ -4,6 +4,7 @@ import type { CanonicalMessage } from "../../canonical/request.ts";
 import { decodeContent } from "./decode-content.ts";
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 import { createDecodeOnce } from "../create-decode-once.ts";
+import { createKeptRuns } from "../create-kept-runs.ts";
 
 /** Each message of a conversation sent again (frozen by the parse memo) is decoded once. */
 const decodePartsOnce = createDecodeOnce<ContentPart[]>();
@@ -72,41 +73,82 @@ function decodePartsOf(message: JsonObject, path: string, role: "system" | "user
   return decodePartsOnce(message, (sink) => decodeContent(message.content, `${path}.content`, role === "user", sink), warn);
 }
 
+/** A user or assistant message whose parts were kept, kept whole and frozen beside it: a conversation sent again costs a lookup a message. */
+const keptMessages = new WeakMap<object, CanonicalMessage>();
+/** Each run of tool messages of a conversation sent again: one user message of their results, kept whole with them. */
+const keptResults = createKeptRuns<CanonicalMessage>();
+
+const isToolMessage = (message: unknown): boolean => isJsonObject(message) && (message.role === "tool" || message.role === "function");
+const endsResults = (next: unknown): boolean => !isToolMessage(next);
+
+/** The tool messages being gathered into one user message; `items` while every one of them could be kept. */
+interface ResultsRun {
+  readonly message: CanonicalMessage;
+  readonly results: ToolResultPart[];
+  items: object[] | undefined;
+}
+
+function closeResults(run: ResultsRun | null): void {
+  if (run?.items === undefined) return;
+  Object.freeze(run.results);
+  keptResults.keep(run.items, Object.freeze(run.message));
+}
+
 /**
  * Chat `messages` → canonical system + messages. Leading system/developer messages become the
  * system prompt; later ones stay in place as `system` messages. Consecutive tool (and legacy
  * function) messages merge into one user message of tool results, as the other formats hold them.
+ * A message's place (`messages[3]`) is named only where an error or a warning may need it.
  */
 export function decodeMessages(raw: readonly unknown[], warnings: string[]): DecodedMessages {
   const warn = (warning: string): void => void warnings.push(warning);
   const system: TextPart[] = [];
   const messages: CanonicalMessage[] = [];
-  let toolResults: ToolResultPart[] | null = null;
-  for (const [i, message] of raw.entries()) {
-    const path = `messages[${i}]`;
-    if (!isJsonObject(message) || typeof message.role !== "string") throw invalidRequest(`\`${path}.role\`: field required`, `${path}.role`);
-    const role = message.role;
-    if (role === "tool" || role === "function") {
-      const result = decodeResultOnce.known(message) ?? decodeToolResultOnce(message, path, warn);
-      if (toolResults) toolResults.push(result);
-      else {
-        toolResults = [result];
-        messages.push({ role: "user", content: toolResults });
-      }
+  let run: ResultsRun | null = null;
+  for (let i = 0; i < raw.length; i++) {
+    const message = raw[i];
+    const kept = typeof message === "object" && message !== null ? keptMessages.get(message) : undefined;
+    if (kept !== undefined) {
+      closeResults(run);
+      run = null;
+      messages.push(kept);
       continue;
     }
-    toolResults = null;
+    if (!isJsonObject(message) || typeof message.role !== "string") throw invalidRequest(`\`messages[${i}].role\`: field required`, `messages[${i}].role`);
+    const role = message.role;
+    if (role === "tool" || role === "function") {
+      if (run === null) {
+        const results = keptResults.at(raw, i, endsResults);
+        if (results !== undefined) {
+          messages.push(results.message);
+          i += results.items.length - 1;
+          continue;
+        }
+        const parts: ToolResultPart[] = [];
+        run = { message: { role: "user", content: parts }, results: parts, items: [] };
+        messages.push(run.message);
+      }
+      const result = decodeResultOnce.known(message) ?? decodeToolResultOnce(message, `messages[${i}]`, warn);
+      run.results.push(result);
+      if (run.items !== undefined && decodeResultOnce.known(message) === result) run.items.push(message);
+      else run.items = undefined;
+      continue;
+    }
+    closeResults(run);
+    run = null;
     if (role === "system" || role === "developer") {
-      const parts = (decodePartsOnce.known(message) ?? decodePartsOf(message, path, "system", warn)) as TextPart[];
+      const parts = (decodePartsOnce.known(message) ?? decodePartsOf(message, `messages[${i}]`, "system", warn)) as TextPart[];
       if (messages.length === 0) system.push(...parts);
       else messages.push({ role: "system", content: parts, ...(role === "developer" ? { developer: true } : {}) });
-    } else if (role === "user") {
-      messages.push({ role: "user", content: decodePartsOnce.known(message) ?? decodePartsOf(message, path, "user", warn) });
-    } else if (role === "assistant") {
-      messages.push({ role: "assistant", content: decodePartsOnce.known(message) ?? decodePartsOf(message, path, "assistant", warn) });
+    } else if (role === "user" || role === "assistant") {
+      const content = decodePartsOnce.known(message) ?? decodePartsOf(message, `messages[${i}]`, role, warn);
+      const decoded: CanonicalMessage = { role, content };
+      messages.push(decoded);
+      if (decodePartsOnce.known(message) === content) keptMessages.set(message, Object.freeze(decoded));
     } else {
-      throw invalidRequest(`\`${path}.role\`: unsupported role '${role}'`, `${path}.role`);
+      throw invalidRequest(`\`messages[${i}].role\`: unsupported role '${role}'`, `messages[${i}].role`);
     }
   }
+  closeResults(run);
   return { system, messages };
 }

@@ -1,13 +1,12 @@
-import type { ContentPart, RedactedThinkingPart, TextPart, ThinkingPart } from "../../canonical/content-part.ts";
+import type { TextPart } from "../../canonical/content-part.ts";
 import type { Converted } from "../../canonical/converted.ts";
 import type { Effort } from "../../canonical/effort.ts";
 import { invalidRequest } from "../../canonical/gateway-error.ts";
-import type { CanonicalMessage, CanonicalRequest, ResponseFormat, Sampling } from "../../canonical/request.ts";
-import { packResponsesReasoning, unpackForeignThinking } from "../pack-reasoning.ts";
-import { readInputParts, type InputPart } from "./read-input-parts.ts";
+import type { CanonicalRequest, ResponseFormat, Sampling } from "../../canonical/request.ts";
+import { decodeInput, type DecodedInput } from "./decode-input.ts";
+import { readInputParts } from "./read-input-parts.ts";
 import { decodeToolChoice, decodeTools } from "./decode-tools.ts";
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
-import { createDecodeOnce, type DecodeOnce } from "../create-decode-once.ts";
 
 /** Top-level fields read into canonical places; everything else goes to `extra` by wire name. */
 const CONSUMED = new Set([
@@ -18,88 +17,6 @@ const CONSUMED = new Set([
 const EFFORTS: Readonly<Record<string, Effort>> = {
   none: "off", minimal: "low", low: "low", medium: "medium", high: "high", xhigh: "max", max: "max",
 };
-
-/** The message list being built: leading system/developer items go to `system`, consecutive same-role turns merge. */
-interface Conversation {
-  readonly system: TextPart[];
-  readonly messages: CanonicalMessage[];
-}
-
-function addSystem(conversation: Conversation, parts: readonly ContentPart[], developer: boolean, at: string, warnings: string[]): void {
-  const texts = parts.filter((part): part is TextPart => part.type === "text");
-  if (texts.length < parts.length) warnings.push(`${at}: only text is kept in ${developer ? "developer" : "system"} messages`);
-  if (conversation.messages.length === 0) conversation.system.push(...texts);
-  else if (texts.length > 0) conversation.messages.push({ role: "system", content: texts, ...(developer ? { developer: true } : {}) });
-}
-
-function addTurn(conversation: Conversation, role: "user" | "assistant", parts: readonly ContentPart[]): void {
-  if (parts.length === 0) return;
-  const { messages } = conversation;
-  const last = messages[messages.length - 1];
-  if (last !== undefined && last.role === role) messages[messages.length - 1] = { role, content: [...last.content, ...parts] };
-  else messages.push({ role, content: [...parts] });
-}
-
-function readReasoning(item: JsonObject, at: string): ThinkingPart | RedactedThinkingPart {
-  const encrypted = typeof item.encrypted_content === "string" ? item.encrypted_content : undefined;
-  const foreign = unpackForeignThinking(encrypted);
-  if (foreign !== null) return "redacted" in foreign ? { type: "redacted_thinking", data: foreign.redacted } : { type: "thinking", ...foreign };
-  if (typeof item.id !== "string") throw invalidRequest(`${at}.id must be a string`, `${at}.id`);
-  const summary = Array.isArray(item.summary) ? item.summary : [];
-  const text = summary
-    .map((part) => (isJsonObject(part) && typeof part.text === "string" ? part.text : ""))
-    .filter((part) => part !== "")
-    .join("\n\n");
-  return { type: "thinking", text, signature: packResponsesReasoning({ id: item.id, ...(encrypted !== undefined ? { encryptedContent: encrypted } : {}) }) };
-}
-
-function stringField(item: JsonObject, key: string, at: string): string {
-  const value = item[key];
-  if (typeof value !== "string") throw invalidRequest(`${at}.${key} must be a string`, `${at}.${key}`);
-  return value;
-}
-
-/** The parts of each input item of a conversation sent again (frozen by the parse memo) are read once. */
-const decodeContentOnce = createDecodeOnce<InputPart[]>();
-const decodeOutputOnce = createDecodeOnce<InputPart[]>();
-
-/**
- * An input item's parts read (and kept, when the item is shared). The closures live here, not in
- * readItem: an item decoded before is looked up first and makes none (nor the scope they capture).
- */
-function decodeItemParts(once: DecodeOnce<InputPart[]>, item: JsonObject, value: unknown, at: string, warnings: string[]): InputPart[] {
-  return once(item, (sink) => readInputParts(value, at, sink), (w) => void warnings.push(w));
-}
-
-function readItem(item: unknown, at: string, conversation: Conversation, warnings: string[]): void {
-  if (!isJsonObject(item)) throw invalidRequest(`${at} must be an object`, at);
-  const type = item.type ?? (typeof item.role === "string" ? "message" : undefined);
-  switch (type) {
-    case "message": {
-      const role = item.role;
-      const parts = decodeContentOnce.known(item) ?? decodeItemParts(decodeContentOnce, item, item.content, `${at}.content`, warnings);
-      if (role === "system" || role === "developer") addSystem(conversation, parts, role === "developer", at, warnings);
-      else if (role === "user" || role === "assistant") addTurn(conversation, role, parts);
-      else throw invalidRequest(`${at}.role must be user, assistant, system or developer`, `${at}.role`);
-      return;
-    }
-    case "function_call":
-      addTurn(conversation, "assistant", [
-        { type: "tool_call", id: stringField(item, "call_id", at), name: stringField(item, "name", at), arguments: stringField(item, "arguments", at) },
-      ]);
-      return;
-    case "function_call_output": {
-      const content = decodeOutputOnce.known(item) ?? decodeItemParts(decodeOutputOnce, item, item.output ?? "", `${at}.output`, warnings);
-      addTurn(conversation, "user", [{ type: "tool_result", callId: stringField(item, "call_id", at), content, isError: false }]);
-      return;
-    }
-    case "reasoning":
-      addTurn(conversation, "assistant", [readReasoning(item, at)]);
-      return;
-    default:
-      warnings.push(`${at}: input item type ${JSON.stringify(type)} cannot be translated and was dropped`);
-  }
-}
 
 function readResponseFormat(text: unknown): ResponseFormat | undefined {
   if (!isJsonObject(text) || !isJsonObject(text.format)) return undefined;
@@ -153,12 +70,12 @@ function readExtra(body: JsonObject): Record<string, unknown> {
 /** A Responses request body (already checked against the schema) as a canonical request. */
 export function decodeResponsesRequest(body: JsonObject): Converted<CanonicalRequest> {
   const warnings: string[] = [];
-  const conversation: Conversation = { system: [], messages: [] };
-  if (typeof body.instructions === "string" && body.instructions !== "") conversation.system.push({ type: "text", text: body.instructions });
-  if (typeof body.input === "string") addTurn(conversation, "user", readInputParts(body.input, "input", warnings));
-  else if (Array.isArray(body.input)) {
-    for (const [i, item] of body.input.entries()) readItem(item, `input[${i}]`, conversation, warnings);
-  }
+  const system: TextPart[] = typeof body.instructions === "string" && body.instructions !== "" ? [{ type: "text", text: body.instructions }] : [];
+  let conversation: DecodedInput;
+  if (typeof body.input === "string") {
+    const parts = readInputParts(body.input, "input", warnings);
+    conversation = { system, messages: parts.length > 0 ? [{ role: "user", content: parts }] : [] };
+  } else if (Array.isArray(body.input)) conversation = decodeInput(body.input, system, warnings);
   else throw invalidRequest("input must be a string or an array of items", "input");
 
   const effort = isJsonObject(body.reasoning) && typeof body.reasoning.effort === "string" ? EFFORTS[body.reasoning.effort] : undefined;
