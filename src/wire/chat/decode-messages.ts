@@ -88,6 +88,7 @@ interface ResultsRun {
   items: object[] | undefined;
 }
 
+/** Ends a run of tool messages: its one user message is kept when every one of them could be. */
 function closeResults(run: ResultsRun | null): void {
   if (run?.items === undefined) return;
   Object.freeze(run.results);
