@@ -74,7 +74,7 @@ export async function readJsonBodyWithBytes(request: Request, limit: number, reu
 export function parseJsonBody(bytes: Uint8Array, reuse?: ParseScope): ReadJsonBody {
   const big = bytes.length >= PIECED_MIN_BYTES;
   // Members are found for every body (the cache key hashes them); a small one is not cut from them.
-  const { value, members } = parseJsonBytes(bytes, true, big ? reuse : undefined);
+  const { value, members } = parseJsonBytes(bytes, big ? reuse : undefined);
   const sent = big && members && isJsonObject(value) && isUtf8(bytes) ? readSentBody(value, bytes, members) : undefined;
   return { value, bytes, members, sent };
 }

@@ -152,7 +152,7 @@ describe("createParseMemo: an account's next body, its pieces in place", () => {
   function readBody(memo: ReturnType<typeof createParseMemo>, text: string): { value: unknown; skipped: number } {
     let skipped = 0;
     const counting = countSkips(memo.scope("a"), () => skipped++);
-    return { value: parseJsonBytes(utf8(text), true, counting).value, skipped };
+    return { value: parseJsonBytes(utf8(text), counting).value, skipped };
   }
 
   test("a conversation in other scripts is passed over in place too, characters of any width", () => {
@@ -231,7 +231,7 @@ describe("createParseMemo: an account's next body, its pieces in place", () => {
 
 describe("createParseMemo: a body nothing of which is kept in place is parsed whole", () => {
   const conversation = (ns: readonly number[]): string => `{"model":"normal","messages":[${ns.map((n) => message(n, 500)).join(",")}]}`;
-  const parse = (memo: ReturnType<typeof createParseMemo>, text: string, account = "a") => parseJsonBytes(utf8(text), true, memo.scope(account)).value as { messages: unknown[] };
+  const parse = (memo: ReturnType<typeof createParseMemo>, text: string, account = "a") => parseJsonBytes(utf8(text), memo.scope(account)).value as { messages: unknown[] };
 
   test("the first and second sight take their pieces from one parse of the whole; the second keeps them, and the third reuses those very values", () => {
     const memo = createParseMemo({ maxChars: 1 << 20 });
@@ -245,7 +245,7 @@ describe("createParseMemo: a body nothing of which is kept in place is parsed wh
         return scope.read(t, start, ...rest);
       },
     };
-    expect(parseJsonBytes(utf8(text), true, watched).value).toEqual(JSON.parse(text));
+    expect(parseJsonBytes(utf8(text), watched).value).toEqual(JSON.parse(text));
     // No piece was parsed on its own: the whole parse gave them all, and each was noted.
     expect(reads).toEqual([]);
     expect(memo.chars).toBeGreaterThan(0);

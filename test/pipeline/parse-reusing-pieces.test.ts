@@ -30,7 +30,7 @@ const utf8 = (text: string): Uint8Array => Buffer.from(text);
 const asRead = (text: string): string => new TextDecoder().decode(utf8(text));
 
 /** Parsed as the gateway parses a big body: in pieces, through one account's scope. */
-const parsePieced = (text: string, scope: ParseScope) => parseJsonBytes(utf8(text), true, scope).value;
+const parsePieced = (text: string, scope: ParseScope) => parseJsonBytes(utf8(text), scope).value;
 /** The pieces of `text` read through `scope`, undefined where the whole parse is left to do it. */
 const readPieces = (text: string, scope: ParseScope) => {
   const bytes = utf8(text);
