@@ -20,17 +20,43 @@ export interface StreamCollector {
   failed: boolean;
   /** Characters of text, arguments, signatures and redacted thinking collected so far. */
   chars: number;
+  /** Told the answer's text kept so far (see `sentTexts`) once, when the stream outgrows what is kept, just before it is let go. */
+  readonly outgrown: ((texts: readonly string[]) => void) | undefined;
 }
 
-export const newStreamCollector = (): StreamCollector => ({ id: "", model: "", blocks: [], response: null, failed: false, chars: 0 });
+export const newStreamCollector = (outgrown?: (texts: readonly string[]) => void): StreamCollector => ({
+  id: "",
+  model: "",
+  blocks: [],
+  response: null,
+  failed: false,
+  chars: 0,
+  outgrown,
+});
 
 /** Counts what a delta adds; past the limit the stream is given up and what it held let go. */
 function grow(collector: StreamCollector, chars: number): boolean {
   collector.chars += chars;
   if (collector.chars <= STREAM_KEEP_LIMIT) return true;
+  collector.outgrown?.(sentTexts(collector));
   collector.failed = true;
   collector.blocks.length = 0;
   return false;
+}
+
+/**
+ * The answer's text collected so far as its client reads it, block by block: text, thinking, and
+ * each tool call's name and arguments (no signature, no redacted thinking). Kept until the stream
+ * ends, or outgrows what is kept, or an error ends it (then as it was at the error).
+ */
+export function sentTexts(collector: StreamCollector): string[] {
+  const texts: string[] = [];
+  for (const block of collector.blocks) {
+    if (block === undefined) continue;
+    if (block.type === "text" || block.type === "thinking") texts.push(readKeptText(block.text));
+    else if (block.type === "tool_call") texts.push(block.name, readKeptText(block.arguments));
+  }
+  return texts;
 }
 
 function toPart(block: Block): OutputPart {

@@ -86,6 +86,9 @@ describe("a client that leaves in the middle of a stream", () => {
     expect(record.clientAborted).toBe(true);
     expect(record.streamError).toBeUndefined();
     expect(record.status).toBe(200);
+    // What was sent before it left is billed, counted by the gateway.
+    expect(record.usage?.estimated).toBe(true);
+    expect(record.usage?.outputTokens).toBeGreaterThan(0);
   });
 });
 

@@ -3,13 +3,14 @@ import { fail, type GatewayError, gatewayErrorOf } from "../../canonical/gateway
 import type { CanonicalResponse } from "../../canonical/response.ts";
 import type { StreamEvent } from "../../canonical/stream-event.ts";
 import { streamTokens, type StreamTokens } from "../../canonical/stream-tokens.ts";
-import { collectStreamResponse, newStreamCollector, type StreamCollector } from "../../cache/collect-stream-response.ts";
+import { collectStreamResponse, type StreamCollector } from "../../cache/collect-stream-response.ts";
 import type { Usage } from "../../canonical/usage.ts";
 import type { ClientFormat, EncodeContext } from "../../wire/client-format.ts";
 import { asBuffer } from "../as-buffer.ts";
 import { callFailure } from "../call-failure.ts";
 import { createCallGuard, type AbortCause } from "../create-call-guard.ts";
 import { classifyUpstreamError } from "../../wire/classify-upstream-error.ts";
+import { createCollectedTally } from "./create-collected-tally.ts";
 import { readCappedBody, readErrorText } from "../read-capped-body.ts";
 import { createSseSplitter, type SseSplitter } from "../sse/create-sse-splitter.ts";
 import { keepClientAlive, newClientLink, sendToClient } from "../sse/client-link.ts";
@@ -114,7 +115,7 @@ interface Translation {
   encoder: unknown;
   readonly outcome: { usage?: StreamOutcome["usage"]; startUsage?: Usage; stopReason?: StreamOutcome["stopReason"]; error?: string; ended: boolean };
   readonly collector: StreamCollector | undefined;
-  /** The text sent to the client, counted. */
+  /** The text sent to the client, counted (read from the collector's when there is one). */
   readonly text: TextTally;
 }
 
@@ -164,10 +165,10 @@ function encodeEvents(t: Translation, events: readonly StreamEvent[], format: Cl
     } else if (original.type === "error") {
       t.outcome.error = original.error.message;
       t.outcome.ended = true;
-    } else {
-      tally(t, original);
     }
     if (t.collector) collectStreamResponse(t.collector, event);
+    // After the collector: the piece that outgrows it is counted by the tally it hands its text to.
+    tally(t, event);
     const [next, text] = format.stream.step(t.encoder, event);
     t.encoder = next;
     if (many) many.push(text);
@@ -239,14 +240,15 @@ async function startStream(response: Response, request: TranslatedRequest): Prom
   }
   const { adapter } = request;
   const format = request.clientApi.client;
+  const collected = request.collect ? createCollectedTally() : undefined;
   const t: Translation = {
     reader: response.body.getReader(),
     splitter: createSseSplitter(request.limits.maxEventBytes),
     decoder: adapter.stream.initial(),
     encoder: format.stream.initial(request.encode),
     outcome: { ended: false },
-    collector: request.collect ? newStreamCollector() : undefined,
-    text: createTextTally(),
+    collector: collected?.collector,
+    text: collected?.tally ?? createTextTally(),
   };
   let first = NO_EVENTS;
   try {
