@@ -3,9 +3,9 @@ import { collectStreamResponse } from "../../src/cache/collect-stream-response.t
 import { STREAM_KEEP_LIMIT } from "../../src/cache/stream-keep-limit.ts";
 import { estimateTextTokens } from "../../src/canonical/estimate-text-tokens.ts";
 import type { StreamEvent } from "../../src/canonical/stream-event.ts";
-import { ZERO_USAGE } from "../../src/canonical/usage.ts";
 import { createCollectedTally } from "../../src/upstream/translated/create-collected-tally.ts";
 import { createTextTally } from "../../src/upstream/sse/create-text-tally.ts";
+import { TOOL_STREAM } from "../wire/messages/stream-events.ts";
 
 /** The text an event sends, as the translating path hands it to its tally. */
 function sentText(event: StreamEvent): string | undefined {
@@ -26,41 +26,25 @@ function feed(events: readonly StreamEvent[]): ReturnType<typeof createCollected
   return collected;
 }
 
-const ANSWER: StreamEvent[] = [
-  { type: "start", id: "msg_1", model: "m" },
-  { type: "block_start", index: 0, block: { type: "thinking" } },
-  { type: "thinking_delta", index: 0, text: "The user wants " },
-  { type: "thinking_delta", index: 0, text: "a parser." },
-  { type: "signature_delta", index: 0, signature: "c2lnbmF0dXJlIHRoYXQgaXMgbm90IHNlbnQgYXMgdGV4dA==" },
-  { type: "block_stop", index: 0 },
-  { type: "block_start", index: 1, block: { type: "text" } },
-  { type: "text_delta", index: 1, text: "Here is parseConfig, " },
-  { type: "text_delta", index: 1, text: "with 12345 tests:\n\n" },
-  { type: "block_stop", index: 1 },
-  { type: "block_start", index: 2, block: { type: "tool_call", id: "call_1", name: "write_file" } },
-  { type: "tool_args_delta", index: 2, fragment: '{"path":"src/parse.ts",' },
-  { type: "tool_args_delta", index: 2, fragment: '"content":"export {}"}' },
-  { type: "block_stop", index: 2 },
-];
+/** The answer without its finish: a stream cut, or the client gone, before its end. */
+const UNFINISHED = TOOL_STREAM.slice(0, -1);
 
-const FINISH: StreamEvent = { type: "finish", stopReason: { unified: "tool_use", raw: "tool_calls" }, usage: ZERO_USAGE };
-
-/** What the tally must count: each block's text as sent, the tool call's name and arguments, no signature. */
-const EXPECTED = ["The user wants a parser.", "Here is parseConfig, with 12345 tests:\n\n", "write_file", '{"path":"src/parse.ts","content":"export {}"}'].reduce(
+/** What the tally must count: each block's text as sent, each tool call's name and arguments, no signature. */
+const EXPECTED = ["Two lookups are needed.", "Checking both.", "get_weather", '{"city":"Paris"}', "get_time", '{"zone":"CET"}'].reduce(
   (sum, text) => sum + estimateTextTokens(text),
   0,
 );
 
 describe("the tally of a collected stream", () => {
   test("counts the text the collector keeps, block by block, without its signatures", () => {
-    const { tally } = feed([...ANSWER, FINISH]);
+    const { tally } = feed(TOOL_STREAM);
     expect(EXPECTED).toBeGreaterThan(10);
     expect(tally.tokens()).toBe(EXPECTED);
   });
 
   test("a stream cut before its end counts what was sent, as does one an error ended", () => {
-    expect(feed(ANSWER).tally.tokens()).toBe(EXPECTED);
-    const failed = feed([...ANSWER, { type: "error", error: { status: 502, type: "upstream_error", message: "cut" } }]);
+    expect(feed(UNFINISHED).tally.tokens()).toBe(EXPECTED);
+    const failed = feed([...UNFINISHED, { type: "error", error: { status: 502, type: "upstream_error", message: "cut" } }]);
     expect(failed.collector.failed).toBe(true);
     expect(failed.tally.tokens()).toBe(EXPECTED);
   });
