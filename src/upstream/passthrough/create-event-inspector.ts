@@ -14,7 +14,7 @@ export interface EventInspector {
   readonly startUsage: Usage | undefined;
   /** The message of the upstream's error event, after a `failed` verdict. */
   readonly failure: string | undefined;
-  /** The text passed on so far, counted. */
+  /** The text passed on so far, counted: the tally it was given. */
   readonly text: TextTally;
   /** The last event was a terminal one: the stream may end here. */
   readonly between: boolean;
@@ -24,11 +24,11 @@ export interface EventInspector {
 
 /**
  * Reads each event of a same-format stream once, as it passes, by the API's own reading (see
- * StreamInspector), counting the text sent and keeping the message of an upstream error event.
+ * StreamInspector), handing the text sent to `text` and keeping the message of an upstream error
+ * event. Event data is read as Latin-1 (see forEachEvent): by default the text is counted as the
+ * UTF-8 it is.
  */
-export function createEventInspector(api: WireApi, hideUsageChunk: boolean): EventInspector {
-  // Event data is read as Latin-1 (see forEachEvent): the text is counted as the UTF-8 it is.
-  const text = createTextTally(fromLatin1);
+export function createEventInspector(api: WireApi, hideUsageChunk: boolean, text: TextTally = createTextTally(fromLatin1)): EventInspector {
   let failure: string | undefined;
   const reading = api.inspectStream({
     addText: (piece) => text.add(piece),

@@ -11,6 +11,7 @@ import { readNext, type ByteReader } from "../sse/read-first-event.ts";
 import { streamFailures } from "../sse/stream-failures.ts";
 import { createEventFramer } from "./create-event-framer.ts";
 import { createEventInspector } from "./create-event-inspector.ts";
+import { createKeptChunksTally } from "./create-kept-chunks-tally.ts";
 import { createTierRewrite } from "./create-tier-rewrite.ts";
 import { forEachEvent } from "./for-each-event.ts";
 import { readFilteredRest } from "./read-filtered-rest.ts";
@@ -114,13 +115,15 @@ const framed = (name: string | undefined, data: string): Buffer => Buffer.from(`
 export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptions): ReadableStream<Uint8Array> {
   const { api, limits } = request;
   const framer = createEventFramer(limits.maxEventBytes);
-  const inspector = createEventInspector(api, request.hideUsageChunk === true);
+  let kept: Uint8Array[] | undefined = request.keepChunks ? [] : undefined;
+  let keptBytes = 0;
+  // The text sent is read back from the kept chunks, if its tokens are asked for.
+  const keptText = kept ? createKeptChunksTally(api, () => kept ?? []) : undefined;
+  const inspector = createEventInspector(api, request.hideUsageChunk === true, keptText);
   const rewrite = createTierRewrite(api, request.upstreamModelId, request.tier);
   // The last two chunks sent: where the failure path finds the sequence number.
   let latest: Uint8Array | undefined;
   let previous: Uint8Array | undefined;
-  let kept: Uint8Array[] | undefined = request.keepChunks ? [] : undefined;
-  let keptBytes = 0;
   let stop: Stop | undefined;
   const link = newClientLink();
   let idled = false;
@@ -208,7 +211,11 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     if (kept) {
       kept.push(bytes);
       keptBytes += bytes.byteLength;
-      if (keptBytes > STREAM_KEEP_LIMIT) kept = undefined;
+      if (keptBytes > STREAM_KEEP_LIMIT) {
+        // The events held back then carry no text: only terminal ones are held, between messages.
+        keptText?.letGo(kept);
+        kept = undefined;
+      }
     }
   };
 
@@ -331,9 +338,10 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
       const complete = last === undefined && inspector.between;
       const out = release(rewrite(step.out), step.hold && rewrite(step.hold), true);
       if (complete || out.length > 0) {
+        // Noted first: the tokens may be counted from the chunks kept.
+        noteSent(out);
         // Complete: the upstream has ended, every event is read, and these are the tokens `report` passes.
         await beforeLastBytes(complete ? endedTokens() : undefined);
-        noteSent(out);
         // Not flushed: the response's end, right after, sends it with the closing chunk (one write, not two).
         if (!(await sendToClient(link, controller, out, false))) return report(true);
       }
