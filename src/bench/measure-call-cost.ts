@@ -18,6 +18,12 @@ export interface CallCostOptions {
    * have done their work before any round. Unset: every call is made.
    */
   readonly roundMs?: number;
+  /**
+   * Whether the cost section also counts the heap cells a call allocates (default: yes; see
+   * countAllocatedCells). Each count walks the whole heap, many times a part: in a process that
+   * holds much else (a test run's), the walks take most of a minute.
+   */
+  readonly countCells?: boolean;
 }
 
 /** The fewest calls a round makes under `roundMs`: one slow call must not make a round. */

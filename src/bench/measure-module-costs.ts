@@ -180,7 +180,7 @@ interface Timed {
 
 async function time(rows: CostRow[], options: CallCostOptions, timed: Timed): Promise<void> {
   const cost = await measureCallCost(timed.call, timed.calls ?? options);
-  const cells = await countAllocatedCells(timed.call);
+  const cells = options.countCells === false ? undefined : await countAllocatedCells(timed.call);
   rows.push({ id: timed.id, part: timed.part, label: timed.label, ...cost, targetP50Us: timed.targetP50Us, note: timed.note ?? "", cells });
 }
 
