@@ -4,7 +4,8 @@ import { streamTokens, type StreamTokens } from "../../canonical/stream-tokens.t
 import type { Usage } from "../../canonical/usage.ts";
 import type { WireApi } from "../../wire/wire-api.ts";
 import { asBuffer } from "../as-buffer.ts";
-import { keepClientAlive, newClientLink, sendToClient } from "../sse/client-link.ts";
+import { endResponse, keepClientAlive, newClientLink, sendToClient } from "../sse/client-link.ts";
+import { createBeforeLastBytes, type BeforeLastBytes } from "../sse/create-before-last-bytes.ts";
 import { STREAM_KEEP_LIMIT } from "../../cache/stream-keep-limit.ts";
 import { createStreamClock, type StreamLimits } from "../sse/create-stream-clock.ts";
 import { readNext, type ByteReader } from "../sse/read-first-event.ts";
@@ -35,7 +36,7 @@ export interface PipeOptions {
    * A stream that ends normally passes its tokens, as `onEnd` will report them (nothing can add to
    * them then), so they can be counted with the slot.
    */
-  readonly beforeLastBytes?: (ended?: StreamTokens) => void | Promise<void>;
+  readonly beforeLastBytes?: BeforeLastBytes;
   /** Chat: the gateway asked for the usage chunk, the client did not; it is taken out (and kept for accounting). */
   readonly hideUsageChunk?: boolean;
   /** Keep every chunk sent (by reference, up to a size) so the whole answer can be rebuilt at the end. */
@@ -237,13 +238,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
   /** The format's error event, numbered after the last event sent (Responses). */
   const errorEvent = (error: GatewayError): Buffer => Buffer.from(api.encodeStreamError(error, lastSequenceNumber([latest, previous]) + 1));
 
-  let lastBytesFreed = false;
-  const beforeLastBytes = async (ended?: StreamTokens): Promise<void> => {
-    if (lastBytesFreed) return;
-    lastBytesFreed = true;
-    const pending = request.beforeLastBytes?.(ended);
-    if (pending) await pending.catch(() => {});
-  };
+  const beforeLastBytes = createBeforeLastBytes(request.beforeLastBytes);
 
   let filtered = false;
   /**
@@ -253,7 +248,8 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
    */
   const endFiltered = async (controller: ReadableStreamDirectController, blocked: Buffer): Promise<void> => {
     filtered = true;
-    await beforeLastBytes();
+    const freeing = beforeLastBytes();
+    if (freeing) await freeing;
     const sent = await sendToClient(link, controller, errorEvent(CONTENT_FILTERED_ERROR));
     const withheld = framer.rest();
     void readFilteredRest(reader, api, withheld.length > 0 ? Buffer.concat([blocked, withheld]) : blocked).then((rest) =>
@@ -293,7 +289,10 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
       link.beat.heard++;
       const step = admit(framer.push(chunk));
       if (!stop && framer.overflowed) stop = { kind: "fail", error: streamFailures.eventTooLarge(limits.maxEventBytes) };
-      if (stop) await beforeLastBytes();
+      if (stop) {
+        const freeing = beforeLastBytes();
+        if (freeing) await freeing;
+      }
       const out = release(rewrite(step.out), step.hold && rewrite(step.hold), stop !== undefined);
       noteSent(out);
       const sending = sendToClient(link, controller, out);
@@ -341,19 +340,24 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
         // Noted first: the tokens may be counted from the chunks kept.
         noteSent(out);
         // Complete: the upstream has ended, every event is read, and these are the tokens `report` passes.
-        await beforeLastBytes(complete ? endedTokens() : undefined);
+        const freeing = beforeLastBytes(complete ? endedTokens() : undefined);
+        if (freeing) await freeing;
         // Not flushed: the response's end, right after, sends it with the closing chunk (one write, not two).
         if (!(await sendToClient(link, controller, out, false))) return report(true);
       }
       if (last?.kind === "end") return report(false, last.failure);
-      if (complete) return report(false);
+      if (complete) {
+        endResponse(controller);
+        return report(false);
+      }
       if (last?.kind === "filtered") return endFiltered(controller, last.blocked);
       if (last === undefined) ending = streamFailures.incomplete();
     }
     // A stream never ends cleanly after a failure: the client gets the format's own error event.
     const error = ending ?? (stop?.kind === "fail" ? stop.error : streamFailures.incomplete());
     await reader.cancel().catch(() => {});
-    await beforeLastBytes();
+    const freeing = beforeLastBytes();
+    if (freeing) await freeing;
     const sent = await sendToClient(link, controller, errorEvent(error));
     report(!sent, sent ? error.message : undefined);
     // Resolving pull ends the response; an explicit close() here costs a second, slower ending.

@@ -13,7 +13,8 @@ import { classifyUpstreamError } from "../../wire/classify-upstream-error.ts";
 import { createCollectedTally } from "./create-collected-tally.ts";
 import { readCappedBody, readErrorText } from "../read-capped-body.ts";
 import { createSseSplitter, type SseSplitter } from "../sse/create-sse-splitter.ts";
-import { keepClientAlive, newClientLink, sendToClient } from "../sse/client-link.ts";
+import { endResponse, keepClientAlive, newClientLink, sendToClient } from "../sse/client-link.ts";
+import { createBeforeLastBytes, type BeforeLastBytes } from "../sse/create-before-last-bytes.ts";
 import { createStreamClock, type StreamLimits } from "../sse/create-stream-clock.ts";
 import { createTextTally, type TextTally } from "../sse/create-text-tally.ts";
 import { classifyErrorEvent } from "../sse/classify-error-event.ts";
@@ -48,7 +49,7 @@ export interface TranslatedRequest {
    * then. A stream that ends normally passes its tokens, as `onStreamEnd` will report them (nothing
    * can add to them then), so they can be counted with the slot.
    */
-  readonly beforeLastBytes?: (ended?: StreamTokens) => void | Promise<void>;
+  readonly beforeLastBytes?: BeforeLastBytes;
   /** Stream keep-alive and idle limits, and the largest event and non-stream body read. */
   readonly limits: StreamLimits & { readonly maxEventBytes: number; readonly maxBodyBytes: number };
 }
@@ -288,13 +289,7 @@ function pipeTranslation(t: Translation, first: readonly StreamEvent[], request:
     const { error: _error, ...kept } = outcome;
     request.onStreamEnd?.({ ...(clientAborted ? kept : outcome), clientAborted, sentTokens: () => t.text.tokens(), ...(response ? { response } : {}) });
   };
-  let lastBytesFreed = false;
-  const beforeLastBytes = async (ended?: StreamTokens): Promise<void> => {
-    if (lastBytesFreed) return;
-    lastBytesFreed = true;
-    const pending = request.beforeLastBytes?.(ended);
-    if (pending) await pending.catch(() => {});
-  };
+  const beforeLastBytes = createBeforeLastBytes(request.beforeLastBytes);
   const pipe = async (controller: ReadableStreamDirectController): Promise<void> => {
     link.beat = clock.watch(limits, {
       quiet: () => keepClientAlive(link, controller, keepalive, t.outcome.ended),
@@ -307,11 +302,15 @@ function pipeTranslation(t: Translation, first: readonly StreamEvent[], request:
     for (;;) {
       const text = encodeEvents(t, events, format);
       // A finish without an error ends the stream normally: after it nothing is decoded or counted.
-      if (t.outcome.ended) await beforeLastBytes(t.outcome.error === undefined ? endedTokens(t) : undefined);
+      if (t.outcome.ended) {
+        const freeing = beforeLastBytes(t.outcome.error === undefined ? endedTokens(t) : undefined);
+        if (freeing) await freeing;
+      }
       // The last write is not flushed: the response's end, right after, sends it with the closing chunk.
       const sending = sendToClient(link, controller, text, !t.outcome.ended);
       if (!(sending instanceof Promise ? await sending : sending)) break;
       if (t.outcome.ended) {
+        endResponse(controller);
         // The client has the whole answer: leaving now is no abort.
         report(false);
         break;
