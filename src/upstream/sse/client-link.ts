@@ -45,10 +45,7 @@ function flushed(link: ClientLink, controller: ReadableStreamDirectController): 
  * Ends a stream whose last bytes were written (not flushed), at once: they go out with the closing
  * chunk. Left to the stream's source (its `pull` resolving), the end came a turn later, in a send
  * of its own when the bytes were written while the server still held the response's head (a
- * translated answer read whole: 2 sends to the client, now 1). The same-format stream row also
- * cost less CPU a request ended so: -9, -6, -13 and +1 % in four runs of `bun run bench --sections
- * paths --modes stream --targets bare,gateway,baseline --rounds 5`, each checkout the other's
- * `--baseline` twice.
+ * translated answer read whole: 2 sends to the client, now 1).
  */
 export function endResponse(controller: ReadableStreamDirectController): void {
   const ending = controller.end();
