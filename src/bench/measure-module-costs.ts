@@ -39,6 +39,7 @@ import { readSessionId } from "../routing/read-session-id.ts";
 import { startSim, type SimServer } from "../sim/start-sim.ts";
 import { createEventFramer } from "../upstream/passthrough/create-event-framer.ts";
 import { createEventInspector } from "../upstream/passthrough/create-event-inspector.ts";
+import { createKeptChunksTally } from "../upstream/passthrough/create-kept-chunks-tally.ts";
 import { rewriteModel } from "../upstream/passthrough/create-model-rewriter.ts";
 import { createTierRewrite } from "../upstream/passthrough/create-tier-rewrite.ts";
 import { forEachEvent } from "../upstream/passthrough/for-each-event.ts";
@@ -206,11 +207,15 @@ function perEvent(chunks: readonly Uint8Array[]): Uint8Array[] {
     .map((block) => Buffer.from(`${block}\n\n`));
 }
 
-/** Same-format: each event read once as it passes (framer, walk, inspector) and `model` rewritten, as the pipe does. */
+/**
+ * Same-format: each event read once as it passes (framer, walk, inspector) and `model` rewritten, as
+ * the pipe does; its text counted as the pipe of a stream the response cache keeps counts it (from
+ * the kept chunks, only when asked: never, for an answer that reports its usage).
+ */
 function sameFormatStream(format: BenchFormat, chunks: readonly Uint8Array[]): () => number {
   return () => {
     const framer = createEventFramer(1 << 20);
-    const inspector = createEventInspector(wireApi(format), false);
+    const inspector = createEventInspector(wireApi(format), false, createKeptChunksTally(wireApi(format), () => chunks));
     const rewrite = createTierRewrite(wireApi(format), BENCH_MODELS.all, SAME_FORMAT_TIER);
     let out = 0;
     for (const chunk of chunks) {
