@@ -44,8 +44,12 @@ export function formatMeta(meta: BenchMeta): string {
   return `${meta.profile} · gateway on ${database} · tool ${meta.tool}${scenarios}${soak} · Bun ${meta.bunVersion} · nproc ${meta.nproc}${others}${baseline}${took}`;
 }
 
+const MODE_LABELS: Readonly<Record<PathRow["mode"], string>> = { json: "JSON", stream: "stream" };
+
+/** The row's kind and format; the extra rows (a cache hit, the baseline checkout's same-format path) name their mode, as the issue's rows do. */
 function pathLabel(row: PathRow): string {
-  const kind = row.kind === "cached" ? "cache hit" : row.kind === "baseline" ? "baseline checkout" : PATH_KIND_LABELS[row.kind];
+  const mode = MODE_LABELS[row.mode];
+  const kind = row.kind === "cached" ? `cache hit, ${mode}` : row.kind === "baseline" ? `baseline checkout, same-format ${mode}` : PATH_KIND_LABELS[row.kind];
   return `${kind} · ${row.format}${row.upstreamApi !== row.format ? ` → ${row.upstreamApi}` : ""}`;
 }
 

@@ -157,6 +157,15 @@ describe("buildReport: the path rows", () => {
     expect(formatReport(settled)).toContain("quick · gateway on PGlite · tool wrk · 30s settling first · 32 connections 2s");
   });
 
+  test("the baseline checkout's and the cache hit's rows say whether they are the JSON or the stream row", () => {
+    const measured = [...PATHS, path("baseline", "json", both(50, 4, 450)), path("baseline", "stream", both(70, 5, 460)), path("cached", "json", both(20, 2, 440)), path("cached", "stream", both(30, 3, 440))];
+    const text = formatReport(buildReport({ meta: { ...meta("pglite"), baseline: { dir: "/tmp/base", env: {} } }, measured }));
+    expect(text).toMatch(/baseline checkout, same-format JSON · messages\s+50\s/);
+    expect(text).toMatch(/baseline checkout, same-format stream · messages\s+70\s/);
+    expect(text).toMatch(/cache hit, JSON · messages\s+20\s/);
+    expect(text).toMatch(/cache hit, stream · messages\s+30\s/);
+  });
+
   test("the header names the baseline checkout and the environment it was given", () => {
     expect(formatReport(report)).not.toContain("baseline");
     const withBaseline = buildReport({ meta: { ...meta("pglite"), baseline: { dir: "/tmp/base", env: { MIMALLOC_PURGE_DELAY: "10" } } }, measured: PATHS });
