@@ -12,6 +12,7 @@ import {
   type Verdict,
 } from "./bench-targets.ts";
 import { CROSS_TIERS } from "./build-bench-config.ts";
+import { compareWithBaseline, type BaselineRounds } from "./compare-with-baseline.ts";
 import type { CostRow } from "./measure-module-costs.ts";
 import type { BenchSection } from "./parse-bench-args.ts";
 import type { PgliteFloor } from "./measure-pglite-floor.ts";
@@ -172,6 +173,8 @@ export interface BenchReport {
   readonly openStreams: readonly OpenStreamsResult[] | undefined;
   /** `--perf`: the first pass of each of the gateway's and the bare proxy's scenarios in the middle round, sampled. */
   readonly profiles?: readonly PassProfile[] | undefined;
+  /** `--baseline`: each scenario the baseline checkout ran, this checkout's CPU beside it round by round. */
+  readonly baselineRounds?: readonly BaselineRounds[] | undefined;
   /** Verdicts met, and judged (a verdict that could not be judged counts in neither). */
   readonly summary: { readonly met: number; readonly judged: number };
 }
@@ -435,6 +438,7 @@ export function buildReport(inputs: BenchInputs): BenchReport {
     soak: inputs.soak ? summarizeSoak(inputs.soak) : undefined,
     openStreams: inputs.openStreams,
     profiles: inputs.profiles,
+    baselineRounds: inputs.meta.baseline ? compareWithBaseline(inputs.measured) : undefined,
   };
   return { ...report, summary: summarise(report) };
 }

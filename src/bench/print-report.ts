@@ -1,5 +1,6 @@
 import { CPU_RATIO_TARGETS, P99_ALLOWANCE_MS, PATH_KIND_LABELS, type Verdict } from "./bench-targets.ts";
 import type { BenchMeta, BenchReport, BodyRow, BudgetRow, LongStreamRow, MemorySection, PathRow } from "./build-report.ts";
+import type { BaselineRounds } from "./compare-with-baseline.ts";
 import type { CostRow } from "./measure-module-costs.ts";
 import { formatOpenStreams } from "./format-open-streams.ts";
 import { mb, ms } from "./format-units.ts";
@@ -278,11 +279,26 @@ export function formatSoak(soak: SoakSummary | undefined): string[] {
 }
 
 /** The human report: one section per part of the run, then how many targets were met. */
+/** This checkout's CPU per request ÷ the baseline's, round by round, for each scenario they both ran. */
+export function formatBaselineRounds(rows: readonly BaselineRounds[]): string[] {
+  if (rows.length === 0) return [];
+  const rounds = Math.max(...rows.map((r) => r.ratios.length));
+  const header = ["scenario", ...Array.from({ length: rounds }, (_, i) => `round ${i + 1}`), "median", "this one cost less"];
+  const body = rows.map((r) => [
+    r.scenarioId,
+    ...Array.from({ length: rounds }, (_, i) => (r.ratios[i] === undefined ? "-" : r.ratios[i]!.toFixed(2))),
+    r.median === undefined ? "-" : r.median.toFixed(2),
+    `in ${r.ratios.filter((ratio) => ratio < 1).length} of ${r.ratios.length}`,
+  ]);
+  return ["against the baseline checkout: this checkout's CPU per request ÷ the baseline's in the same round (under 1: this one cost less)", ...table(header, body)];
+}
+
 export function formatReport(report: BenchReport): string {
   const sections = [
     formatPaths(report.paths, report.meta.connections),
     formatBodies(report.bodies),
     formatLongStreams(report.longStreams),
+    formatBaselineRounds(report.baselineRounds ?? []),
     formatThreads(report.paths, report.longStreams),
     formatMemory(report.memory),
     formatCosts(report.costs ?? []),

@@ -18,6 +18,7 @@ import { runSoak, type SoakResult } from "../bench/run-soak.ts";
 import { hasWrk } from "../bench/run-wrk.ts";
 import { readPerfProfile, startPerfRecord, type PassProfile } from "../bench/record-perf.ts";
 import { buildBodyScenarios, buildLongStreamScenarios, buildScenarios, buildSoakScenarios, isGatewayTarget, type BenchTarget, type Scenario } from "../bench/scenarios.ts";
+import { roundOrder } from "../bench/round-order.ts";
 import { startProcesses, type BenchProcesses } from "../bench/start-processes.ts";
 import { openDatabase } from "../db/client.ts";
 import { answerInfoFlags } from "../ops/answer-info-flags.ts";
@@ -79,7 +80,8 @@ async function runRounds(args: BenchArgs, tool: "wrk" | "builtin", scriptDir: st
     group.assertAlive();
   }
   for (let round = 1; round <= args.rounds; round++) {
-    for (const [i, scenario] of scenarios.entries()) {
+    for (const i of roundOrder(scenarios, round)) {
+      const scenario = scenarios[i]!;
       say(`round ${round}/${args.rounds} [${i + 1}/${scenarios.length}] ${scenario.id}`);
       const serverPid = processes.pids[scenario.target];
       // parseBenchArgs only lets `baseline` through with --baseline, which starts its gateway.
