@@ -343,7 +343,8 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
         const freeing = beforeLastBytes(complete ? endedTokens() : undefined);
         if (freeing) await freeing;
         // Not flushed: the response's end, right after, sends it with the closing chunk (one write, not two).
-        if (!(await sendToClient(link, controller, out, false))) return report(true);
+        const sending = sendToClient(link, controller, out, false);
+        if (!(sending instanceof Promise ? await sending : sending)) return report(true);
       }
       if (last?.kind === "end") return report(false, last.failure);
       if (complete) {
