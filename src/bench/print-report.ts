@@ -278,7 +278,6 @@ export function formatSoak(soak: SoakSummary | undefined): string[] {
   return out;
 }
 
-/** The human report: one section per part of the run, then how many targets were met. */
 /** This checkout's CPU per request ÷ the baseline's, round by round, for each scenario they both ran. */
 export function formatBaselineRounds(rows: readonly BaselineRounds[]): string[] {
   if (rows.length === 0) return [];
@@ -293,6 +292,7 @@ export function formatBaselineRounds(rows: readonly BaselineRounds[]): string[] 
   return ["against the baseline checkout: this checkout's CPU per request ÷ the baseline's in the same round (under 1: this one cost less)", ...table(header, body)];
 }
 
+/** The human report: one section per part of the run, then how many targets were met. */
 export function formatReport(report: BenchReport): string {
   const sections = [
     formatPaths(report.paths, report.meta.connections),
