@@ -16,9 +16,9 @@ import type { ResolvedProvider } from "../upstream/resolve-providers.ts";
 import { normalizeToolIds } from "../routing/normalize-tool-ids.ts";
 import { isThinking, stripForeignThinking } from "../routing/strip-foreign-thinking.ts";
 import { forwardTranslated } from "../upstream/translated/forward-translated.ts";
+import type { BeforeLastBytes } from "../upstream/sse/create-before-last-bytes.ts";
 import { encodeAsSent, type SentBody } from "./encode-as-sent.ts";
 import type { StreamOutcome } from "../upstream/translated/stream-outcome.ts";
-import type { StreamTokens } from "../canonical/stream-tokens.ts";
 import type { JsonObject } from "../canonical/json-object.ts";
 
 /** What bounds an upstream call once it answers (see the `server` section of the config). */
@@ -42,7 +42,7 @@ export interface ModelCall {
    * Streams: called once just before the last bytes go out (the concurrency slot is freed there);
    * a stream that ends normally passes its tokens, as `onStreamEnd` will report them.
    */
-  readonly beforeLastBytes?: (ended?: StreamTokens) => void | Promise<void>;
+  readonly beforeLastBytes?: BeforeLastBytes;
   /** The client's body before any model was tried; each attempt works on a shallow copy. */
   readonly body: JsonObject;
   /** `body` as the client sent it (its text, members and bytes): a same-format call sends it on cut from them. */
