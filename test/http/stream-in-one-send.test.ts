@@ -15,11 +15,11 @@ let key: string;
 beforeAll(async () => {
   gw = await startTestGateway();
   ({ key } = await gw.account("Enterprise"));
-});
+}, 30_000);
 
 afterAll(async () => {
   await gw.stop();
-});
+}, 30_000);
 
 /**
  * A raw HTTP/1.1 client in a process of its own (in this one it would read only when the gateway's
@@ -58,5 +58,5 @@ describe("a stream the gateway has whole", () => {
     expect(text).toContain('event: message_stop\ndata: {"type":"message_stop"}');
     expect(text.endsWith("\r\n0\r\n\r\n")).toBe(true);
     expect(reads.length).toBe(1);
-  });
+  }, 30_000);
 });
