@@ -348,8 +348,8 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
       }
       if (last?.kind === "end") return report(false, last.failure);
       if (complete) {
-        endResponse(controller);
-        return report(false);
+        report(false);
+        return endResponse(controller);
       }
       if (last?.kind === "filtered") return endFiltered(controller, last.blocked);
       if (last === undefined) ending = streamFailures.incomplete();

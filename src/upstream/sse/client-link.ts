@@ -48,8 +48,12 @@ function flushed(link: ClientLink, controller: ReadableStreamDirectController): 
  * translated answer read whole: 2 sends to the client, now 1).
  */
 export function endResponse(controller: ReadableStreamDirectController): void {
-  const ending = controller.end();
-  if (ending instanceof Promise) ending.catch(() => {});
+  try {
+    const ending = controller.end();
+    if (ending instanceof Promise) ending.catch(() => {});
+  } catch {
+    // A client that has gone has nothing left to end.
+  }
 }
 
 /** Notes a write's end: false, and the client gone, when it took nothing. */

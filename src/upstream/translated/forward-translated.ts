@@ -310,9 +310,9 @@ function pipeTranslation(t: Translation, first: readonly StreamEvent[], request:
       const sending = sendToClient(link, controller, text, !t.outcome.ended);
       if (!(sending instanceof Promise ? await sending : sending)) break;
       if (t.outcome.ended) {
-        endResponse(controller);
         // The client has the whole answer: leaving now is no abort.
         report(false);
+        endResponse(controller);
         break;
       }
       let bytes: Uint8Array | null;
