@@ -97,7 +97,8 @@ export const USAGE = `usage: bun run bench [options]
   --json                  also print the report as JSON at the end (or to --out)
   --out <file>            write the JSON report to this file
   --baseline <dir>        also run another checkout's gateway (<dir>/src/main.ts) as target baseline, in the same rounds
-                          (with --database-url, on a database of its own on that server)
+                          (with --database-url, on a database of its own on that server); the report gives this
+                          checkout's CPU per request ÷ the baseline's in each round
   --baseline-env <K=V>    set K=V in the baseline gateway's environment only (repeatable): with --baseline . the same
                           code under two settings, e.g. --baseline-env MIMALLOC_PURGE_DELAY=100
   --cpu-prof <dir>        profile the gateway (bun --cpu-prof); the .cpuprofile lands in <dir> when it stops
