@@ -1,3 +1,4 @@
+import { median } from "./median-of-rounds.ts";
 import type { ScenarioOutcome } from "./run-scenario.ts";
 import type { Scenario } from "./scenarios.ts";
 
@@ -18,13 +19,6 @@ export interface BaselineRounds {
 export function counterpartOf(baseline: Scenario): string {
   const prefix = baseline.id.slice(0, baseline.id.lastIndexOf("/"));
   return `${prefix}/${baseline.kind === "long-stream" || baseline.kind === "trickled-stream" ? "cross" : "gateway"}`;
-}
-
-function median(values: readonly number[]): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /**
@@ -48,7 +42,7 @@ export function compareWithBaseline(measured: ReadonlyArray<{ readonly scenario:
       const mine = ours.rounds[round]?.[pass]?.cpuUsPerRequest;
       if (theirs !== undefined && mine !== undefined && theirs > 0) ratios.push(mine / theirs);
     }
-    rows.push({ scenarioId: ours.scenario.id, ratios, median: median(ratios) });
+    rows.push({ scenarioId: ours.scenario.id, ratios, median: ratios.length === 0 ? undefined : median(ratios) });
   }
   return rows;
 }
