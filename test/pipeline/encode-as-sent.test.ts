@@ -114,6 +114,49 @@ describe("encodeAsSent", () => {
     }
   });
 
+  describe("a long cut is placed off the distances where its copy stalls", () => {
+    /** A body whose `messages` member is one long cut of about `size` bytes, after `model`. */
+    const longBody = (model: string, size: number) => parse(JSON.stringify({ model, messages: [{ role: "user", content: "x".repeat(size) }], max_tokens: 9 }));
+
+    test("1 to 63 bytes ahead of the client's, modulo a page: moved on by spaces to 64 ahead", async () => {
+      for (const [tier, model, spaces] of [["normal", "sim-all", 63], ["fast", "sim-model-with-a-long-id", 44], ["n", `m${"x".repeat(63)}`, 1]] as const) {
+        const sent = longBody(tier, 8_000);
+        const body = { ...sent, model };
+        const out = await stringifyAsSent(body, sent);
+        const head = `{"model":${JSON.stringify(model)},`;
+        expect(out).toBe(JSON.stringify(body).replace(head, head + " ".repeat(spaces)));
+        // Where `messages` starts: 64 bytes past its place in the client's text.
+        expect(out.indexOf('"messages"') - `{"model":${JSON.stringify(tier)},`.length).toBe(64);
+        expect(JSON.parse(out)).toEqual(body);
+      }
+    });
+
+    test("behind, level with or 64 and more bytes ahead of the client's place, and short cuts, go as JSON.stringify writes them", async () => {
+      for (const [tier, model, size] of [
+        ["normal", "sim", 8_000],
+        ["normal", "normal", 8_000],
+        ["n", `m${"x".repeat(64)}`, 8_000],
+        ["normal", "sim-all", 4_000],
+      ] as const) {
+        const sent = longBody(tier, size);
+        const body = { ...sent, model };
+        expect(await stringifyAsSent(body, sent)).toBe(JSON.stringify(body));
+      }
+    });
+
+    test("each long cut is placed by what comes before it, wide characters counted as their bytes", async () => {
+      const sent = parse(JSON.stringify({ model: "normal", system: "s".repeat(5_000), max_tokens: 9, messages: ["m".repeat(5_000)] }));
+      const body = { ...sent, model: "sim-all", max_tokens: "é".repeat(20) };
+      const out = Buffer.from(await (encode(body, sent) as Blob).arrayBuffer());
+      const text = Buffer.from(JSON.stringify(sent));
+      for (const key of ['"system"', '"messages"']) {
+        const lead = (out.indexOf(key) - text.indexOf(key)) & 4095;
+        expect(lead === 0 || lead >= 64).toBe(true);
+      }
+      expect(JSON.parse(out.toString())).toEqual(body);
+    });
+  });
+
   // Bytes that are not UTF-8 are never cut (read-body-bytes.test.ts): the body goes serialised.
   test("cuts of a client's text go as a Blob of its UTF-8, in any script", async () => {
     for (const text of [JSON.stringify(CONVERSATION), JSON.stringify({ model: "normal", system: "café — “quoted” 🚀", messages: [{ role: "user", content: "naïve ünïcödé …" }], max_tokens: 9 })]) {
