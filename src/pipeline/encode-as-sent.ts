@@ -48,7 +48,7 @@ const SLOW_LEAD = 64;
  * stall known as 4K aliasing (each load waits on a store a page apart that it seems to depend on).
  * A body lands there as a rule: the upstream's model id is longer than the tier the client named.
  * Measured with offsets from the buffers' starts, as here: in a tight loop a 100 KB cut copied 1 to
- * 31 bytes ahead cost 60-68 µs, and 8-13 µs at every other distance tried (-30 to 0, 32 to 270; at
+ * 31 bytes ahead cost 57-68 µs, and 7-15 µs at every other distance tried (-30 to 0, 32 to 300; at
  * 1 MB the distance made no difference); in the gateway, the Blob of a 100 KB Claude-Code-like
  * body took 89.6 µs a request at 1 byte ahead, 39.9 at 64.
  */
