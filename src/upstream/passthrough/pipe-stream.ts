@@ -248,8 +248,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
    */
   const endFiltered = async (controller: ReadableStreamDirectController, blocked: Buffer): Promise<void> => {
     filtered = true;
-    const freeing = beforeLastBytes();
-    if (freeing) await freeing;
+    await beforeLastBytes();
     const sent = await sendToClient(link, controller, errorEvent(CONTENT_FILTERED_ERROR));
     const withheld = framer.rest();
     void readFilteredRest(reader, api, withheld.length > 0 ? Buffer.concat([blocked, withheld]) : blocked).then((rest) =>
@@ -289,10 +288,8 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
       link.beat.heard++;
       const step = admit(framer.push(chunk));
       if (!stop && framer.overflowed) stop = { kind: "fail", error: streamFailures.eventTooLarge(limits.maxEventBytes) };
-      if (stop) {
-        const freeing = beforeLastBytes();
-        if (freeing) await freeing;
-      }
+      // A stop is rare (a failure, a filter, the upstream's error event): a plain await will do.
+      if (stop) await beforeLastBytes();
       const out = release(rewrite(step.out), step.hold && rewrite(step.hold), stop !== undefined);
       noteSent(out);
       const sending = sendToClient(link, controller, out);
@@ -357,8 +354,7 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
     // A stream never ends cleanly after a failure: the client gets the format's own error event.
     const error = ending ?? (stop?.kind === "fail" ? stop.error : streamFailures.incomplete());
     await reader.cancel().catch(() => {});
-    const freeing = beforeLastBytes();
-    if (freeing) await freeing;
+    await beforeLastBytes();
     const sent = await sendToClient(link, controller, errorEvent(error));
     report(!sent, sent ? error.message : undefined);
     // Resolving pull ends the response; an explicit close() here costs a second, slower ending.
