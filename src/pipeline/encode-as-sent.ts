@@ -1,6 +1,7 @@
 import type { JsonObject } from "../canonical/json-object.ts";
 import { readJsonStringAt } from "../wire/scan-json-string.ts";
 import { MEMBER_OFFSETS } from "../canonical/member-offsets.ts";
+import type { BodyPieces } from "../upstream/join-in-scratch.ts";
 import { decodeUtf8 } from "./decode-utf8.ts";
 
 /** One top-level member of a body as it came: where its bytes lie (key, colon and value), its place among the members, the value parsed from it. */
@@ -43,8 +44,8 @@ const SLOW_LEAD = 64;
 
 /**
  * The spaces (JSON's insignificant whitespace) that move a long cut of the client's bytes, about to
- * be written at `written` in the Blob, off the distances from its place in the client's buffer
- * (`source`) at which the Blob's copy of it is slow: 1 to 63 bytes ahead, modulo a page, the
+ * be written at `written` in the joined body, off the distances from its place in the client's buffer
+ * (`source`) at which the join's copy of it is slow: 1 to 63 bytes ahead, modulo a page, the
  * stall known as 4K aliasing (each load waits on a store a page apart that it seems to depend on).
  * A body lands there as a rule: the upstream's model id is longer than the tier the client named.
  * Measured with offsets from the buffers' starts, as here: in a tight loop a 100 KB cut copied 1 to
@@ -62,17 +63,17 @@ function spacesBefore(written: number, source: number): string {
  * top-level members), to send upstream: each member still holding the value parsed from the
  * client's bytes goes as it came, and only the others are serialised. The members come in the
  * body's own order, as `JSON.stringify` puts them; an unchanged member keeps the client's spacing
- * and escapes, the same JSON value. With `sent`, a Blob of views of the client's bytes and the new
- * members' text (the conversation is never decoded, encoded or joined again), a long cut moved on
- * by a few spaces where its copy would be slow (`spacesBefore`); for a body without `sent`,
- * `JSON.stringify(body)`. Relies on what the pipeline holds to: a body's nested values are
- * never changed in place, only top-level members replaced.
+ * and escapes, the same JSON value. With `sent`, the pieces to join (`joinInScratch`, at the
+ * fetch): views of the client's bytes and the new members' text (the conversation is never
+ * decoded or encoded again), a long cut moved on by a few spaces where its copy would be slow
+ * (`spacesBefore`); for a body without `sent`, `JSON.stringify(body)`. Relies on what the pipeline
+ * holds to: a body's nested values are never changed in place, only top-level members replaced.
  */
-export function encodeAsSent(body: JsonObject, sent: SentBody | undefined): string | Blob {
+export function encodeAsSent(body: JsonObject, sent: SentBody | undefined): string | BodyPieces {
   if (!sent) return JSON.stringify(body);
   const { bytes, members } = sent;
   const pieces: (string | Uint8Array)[] = ["{"];
-  /** The Blob's bytes before `pieces[measured]`: counted only up to a long cut, when one comes. */
+  /** The joined body's bytes before `pieces[measured]`: counted only up to a long cut, when one comes. */
   let written = 0;
   let measured = 0;
   // Unchanged members next to each other in the text go as one cut, separators included: the
@@ -114,5 +115,5 @@ export function encodeAsSent(body: JsonObject, sent: SentBody | undefined): stri
   }
   endRun();
   pieces.push("}");
-  return new Blob(pieces);
+  return pieces;
 }

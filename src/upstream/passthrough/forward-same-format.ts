@@ -3,6 +3,7 @@ import { classifyUpstreamError } from "../../wire/classify-upstream-error.ts";
 import { asBuffer } from "../as-buffer.ts";
 import { callFailure } from "../call-failure.ts";
 import { createCallGuard, type AbortCause } from "../create-call-guard.ts";
+import { joinInScratch, type BodyPieces } from "../join-in-scratch.ts";
 import { readCappedBody, readErrorText } from "../read-capped-body.ts";
 import { upstreamFetchTimeout } from "../upstream-fetch-timeout.ts";
 import { readFirstEvent, type ByteReader } from "../sse/read-first-event.ts";
@@ -14,8 +15,8 @@ import { pipeStream, type PipeEnd, type PipeOptions } from "./pipe-stream.ts";
 export interface ForwardRequest {
   readonly url: string;
   readonly headers: Record<string, string>;
-  /** The request body: a Blob when it is cut from the client's own bytes. */
-  readonly body: string | Blob;
+  /** The request body: pieces to join when it is cut from the client's own bytes. */
+  readonly body: string | BodyPieces;
   readonly stream: boolean;
   /** The client's request: its going away aborts the upstream call (its signal is read lazily: see CallGuard). */
   readonly client: Request;
@@ -45,7 +46,9 @@ export interface Forwarded {
 
 async function openUpstream(request: ForwardRequest, signal: AbortSignal): Promise<Response> {
   const timeout = upstreamFetchTimeout(request.timeoutMs, request.limits.idleMs);
-  const response = await fetch(request.url, { method: "POST", headers: request.headers, body: request.body, signal, timeout });
+  // Joined at the call, which copies the scratch's view before anything else can run (see joinInScratch).
+  const body = typeof request.body === "string" ? request.body : joinInScratch(request.body);
+  const response = await fetch(request.url, { method: "POST", headers: request.headers, body, signal, timeout });
   if (!response.ok) {
     const text = await readErrorText(response);
     throw classifyUpstreamError(response.status, text, response.headers);
