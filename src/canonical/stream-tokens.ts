@@ -14,7 +14,10 @@ export interface StreamTokens {
   sentTokens(): number;
 }
 
-/** A stream's tokens: `counted` tallies the text sent (counted only when asked), the usages as the upstream reported them. */
+/**
+ * A stream's tokens: `counted` tallies the text sent (counted only when asked), the usages as the
+ * upstream reported them. Every member is set, in one order, so every stream's end has one shape.
+ */
 export function streamTokens(counted: { tokens(): number }, usage: Usage | undefined, startUsage: Usage | undefined): StreamTokens {
-  return { sentTokens: () => counted.tokens(), ...(usage ? { usage } : {}), ...(startUsage ? { startUsage } : {}) };
+  return { usage, startUsage, sentTokens: () => counted.tokens() };
 }

@@ -146,17 +146,17 @@ async function passThrough(call: ModelCall, name: string, model: ModelConfig, wa
       const { usage, startUsage } = end;
       // Kept as sent, decoded only if the cache is ever asked for it. A hidden usage chunk is
       // not among the chunks sent: the usage goes beside them.
-      const raw: RawAnswer | undefined =
-        end.chunks && end.failure === undefined && !end.clientAborted
-          ? { kind: "stream", api: call.format, bytes: end.chunks, ...(usage ? { usage } : {}) }
-          : undefined;
+      const raw: RawAnswer | undefined = end.chunks && end.failure === undefined && !end.clientAborted ? { kind: "stream", api: call.format, bytes: end.chunks, usage } : undefined;
+      // Every member, in one order, as the translated path's outcome has them: one shape for both.
       call.onStreamEnd({
-        clientAborted: end.clientAborted,
+        usage,
+        startUsage,
         sentTokens: end.sentTokens,
-        ...(usage ? { usage } : {}),
-        ...(startUsage ? { startUsage } : {}),
-        ...(end.failure !== undefined ? { error: end.failure } : {}),
-        ...(raw ? { raw } : {}),
+        stopReason: undefined,
+        error: end.failure,
+        clientAborted: end.clientAborted,
+        response: undefined,
+        raw,
       });
     },
   });

@@ -134,7 +134,7 @@ export async function handleChatRequest(format: WireFormat, request: Request, de
     await lease.release();
     const response = renderError(error, format, requestId, errorHeaders());
     const failure = toGatewayError(error);
-    track.finish(response.status, { errorType: failure.type, ...(failure.status === 499 ? { clientAborted: true } : {}) });
+    track.finish(response.status, { clientAborted: failure.status === 499, errorType: failure.type });
     return response;
   } finally {
     connection?.idleTimeout(answerIdleSeconds(deps.config.streamKeepaliveMs));
@@ -268,12 +268,7 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
       if (store && whole) store.cache.put(store.key, whole, answeredHeaders);
       // Every streamed token is billed, whoever ended the stream and however.
       const usage = billed ?? billStreamUsage(outcome, () => countInput(decode));
-      track.finish(200, {
-        clientAborted: outcome.clientAborted,
-        usage,
-        ...(billed ? { limitsCharged: true } : {}),
-        ...(outcome.error !== undefined ? { streamError: outcome.error } : {}),
-      });
+      track.finish(200, { usage, streamError: outcome.error, clientAborted: outcome.clientAborted, limitsCharged: billed !== undefined });
     },
   };
   const answered = await callWithFailover(call, route.candidates, {
@@ -354,15 +349,11 @@ function finishWhole(s: Served, answer: ModelAnswer, store: CacheSlot | undefine
     const whole = answer.response ?? (answer.body instanceof Uint8Array ? { kind: "json" as const, api: s.format, bytes: [answer.body] } : undefined);
     if (whole) store.cache.put(store.key, whole, answeredHeaders);
   }
-  s.track.finish(200, usageOfAnswer(s.api, answer));
+  s.track.finish(200, { usage: usageOfAnswer(s.api, answer) });
 }
 
 /** Usage of a complete answer: the decoded answer's when translated, else read from the bytes. */
-function usageOfAnswer(api: WireApi, answer: ModelAnswer): { usage?: Usage } {
-  if (answer.response) return { usage: answer.response.usage };
-  if (answer.body instanceof Uint8Array) {
-    const usage = sniffUsage(api, [answer.body]);
-    return usage ? { usage } : {};
-  }
-  return {};
+function usageOfAnswer(api: WireApi, answer: ModelAnswer): Usage | undefined {
+  if (answer.response) return answer.response.usage;
+  return answer.body instanceof Uint8Array ? sniffUsage(api, [answer.body]) : undefined;
 }

@@ -24,7 +24,24 @@ const NO_END: RequestEnd = {};
 
 /** One request's tracker: a class, so a request makes one object where closures made three. */
 class Tracker implements RequestTracker {
-  readonly fields: RequestTracker["fields"] = { warnings: [] };
+  /**
+   * Every member a request may learn, declared at once: the steps set them in an order of their
+   * own on each path, and an object that gains its members as it goes takes a shape per order.
+   */
+  readonly fields: RequestTracker["fields"] = {
+    accountId: undefined,
+    keyId: undefined,
+    plan: undefined,
+    tier: undefined,
+    model: undefined,
+    effort: undefined,
+    source: undefined,
+    taskClass: undefined,
+    costUsd: undefined,
+    cacheHit: undefined,
+    attempts: undefined,
+    warnings: [],
+  };
   private readonly startedAt = Date.now();
   private readonly started = performance.now();
   private ttfbMs: number | undefined = undefined;
@@ -45,25 +62,37 @@ class Tracker implements RequestTracker {
     if (this.done || !this.observe) return;
     this.done = true;
     const { fields } = this;
-    // Optional members set one by one: a spread of each would copy the record again.
-    const record: Mutable<RequestRecord> = {
-      ...fields,
+    // Every member, in the interface's order, whatever the request learned: one shape for every
+    // record, so the observers' compiled reads see one. Spread from `fields`, each path (JSON,
+    // stream, cache hit, error) made shapes of its own. With the streams' end objects built alike
+    // (`bun run bench --sections paths --baseline <before> --rounds 5`, twice): same-format JSON
+    // 0.93 and 0.96 of the CPU a request (cheaper in 10 rounds of 10), stream 0.98 and 0.93 (7 of 10).
+    const record: RequestRecord = {
       requestId: this.requestId,
       startedAt: this.startedAt,
       endpoint: this.endpoint,
       stream: this.stream(),
+      accountId: fields.accountId,
+      keyId: fields.keyId,
+      plan: fields.plan,
+      tier: fields.tier,
+      model: fields.model,
+      effort: fields.effort,
+      source: fields.source,
+      taskClass: fields.taskClass,
       status,
+      errorType: end.errorType || undefined,
+      streamError: end.streamError || undefined,
       clientAborted: end.clientAborted ?? false,
       latencyMs: performance.now() - this.started,
+      ttfbMs: this.ttfbMs,
+      usage: end.usage,
+      costUsd: fields.costUsd,
+      limitsCharged: end.limitsCharged || undefined,
       cacheHit: fields.cacheHit ?? false,
       attempts: fields.attempts ?? 0,
       warnings: fields.warnings,
     };
-    if (this.ttfbMs !== undefined) record.ttfbMs = this.ttfbMs;
-    if (end.usage) record.usage = end.usage;
-    if (end.streamError) record.streamError = end.streamError;
-    if (end.errorType) record.errorType = end.errorType;
-    if (end.limitsCharged) record.limitsCharged = true;
     try {
       this.observe(record);
     } catch {

@@ -224,11 +224,15 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
   const report = (clientAborted: boolean, failure?: string, usage?: Usage): void => {
     if (reported) return;
     reported = true;
+    const text = inspector.text;
+    // Every member, in one order: one shape for every stream's end (see trackRequest).
     request.onEnd?.({
-      ...streamTokens(inspector.text, usage ?? inspector.usage, inspector.startUsage),
+      usage: usage ?? inspector.usage,
+      startUsage: inspector.startUsage,
+      sentTokens: () => text.tokens(),
+      failure,
       clientAborted,
-      ...(failure !== undefined ? { failure } : {}),
-      ...(kept && !clientAborted && failure === undefined ? { chunks: kept } : {}),
+      chunks: kept && !clientAborted && failure === undefined ? kept : undefined,
     });
   };
 

@@ -283,11 +283,19 @@ function pipeTranslation(t: Translation, first: readonly StreamEvent[], request:
   const report = (clientAborted: boolean): void => {
     if (reported) return;
     reported = true;
-    const response = t.collector?.response;
-    const { ended: _ended, ...outcome } = t.outcome;
-    // A client that left is nobody's failure: what the gateway would have sent it is not an error.
-    const { error: _error, ...kept } = outcome;
-    request.onStreamEnd?.({ ...(clientAborted ? kept : outcome), clientAborted, sentTokens: () => t.text.tokens(), ...(response ? { response } : {}) });
+    const { outcome } = t;
+    // Every member, in one order, as the pass-through path's outcome has them: one shape for both.
+    request.onStreamEnd?.({
+      usage: outcome.usage,
+      startUsage: outcome.startUsage,
+      sentTokens: () => t.text.tokens(),
+      stopReason: outcome.stopReason,
+      // A client that left is nobody's failure: what the gateway would have sent it is not an error.
+      error: clientAborted ? undefined : outcome.error,
+      clientAborted,
+      response: t.collector?.response ?? undefined,
+      raw: undefined,
+    });
   };
   const beforeLastBytes = createBeforeLastBytes(request.beforeLastBytes);
   const pipe = async (controller: ReadableStreamDirectController): Promise<void> => {
