@@ -160,7 +160,8 @@ async function passThrough(call: ModelCall, name: string, model: ModelConfig, wa
       });
     },
   });
-  return { body: forwarded.body, contentType: forwarded.contentType, effort: set.effort, api: call.format, warnings: set.warnings };
+  // Every member, in one order, as the translated answer has them: one shape for both paths.
+  return { body: forwarded.body, contentType: forwarded.contentType, effort: set.effort, api: call.format, response: undefined, warnings: set.warnings };
 }
 
 /** The model speaks another API: the client's request goes through the canonical model into the model's first API, and its answer back. */
@@ -206,7 +207,7 @@ async function translate(call: ModelCall, name: string, model: ModelConfig, want
   });
   if (remember && translated.response) remember(translated.response);
   warnings.push(...translated.warnings);
-  return { body: translated.body, contentType: translated.contentType, effort: set.effort, api: api.name, ...(translated.response ? { response: translated.response } : {}), warnings };
+  return { body: translated.body, contentType: translated.contentType, effort: set.effort, api: api.name, response: translated.response, warnings };
 }
 
 const MAX_ID_SHOWN = 128;

@@ -261,7 +261,9 @@ async function answerFromModels(s: Served, slot: CacheSlot | undefined, setHeade
     collect: store !== undefined,
     pinnedModel: route.pinnedModel,
     foreignTurns: route.foreignTurns,
-    ...(api.conversationIds ? { onResponseId: (name: string, id: string) => route.pin(name, id, thinkingLeftOut), ...historyAccess(s) } : {}),
+    // Set or not, every member is there: one shape for every format's call.
+    onResponseId: api.conversationIds ? (name: string, id: string) => route.pin(name, id, thinkingLeftOut) : undefined,
+    history: api.conversationIds ? historyAccess(s) : undefined,
     onStreamEnd: (outcome) => {
       void lease.release();
       const whole = outcome.response ?? outcome.raw;
@@ -328,17 +330,15 @@ function chargeEndedStream(s: Served, usage: Usage): Usage {
  * from a stateless upstream. With `store: false` this turn is not kept, as a Responses upstream
  * would keep nothing then either; the turn it continues is still read.
  */
-function historyAccess(s: Served): { history?: HistoryAccess } {
+function historyAccess(s: Served): HistoryAccess | undefined {
   const history = s.deps.responseHistory;
-  if (!history) return {};
+  if (!history) return undefined;
   const { accountId } = s.principal;
   const previous = typeof s.body.previous_response_id === "string" ? s.body.previous_response_id : undefined;
   let loaded: Promise<readonly CanonicalMessage[] | null> | undefined;
   return {
-    history: {
-      load: () => (loaded ??= previous === undefined ? Promise.resolve(null) : history.get(accountId, previous)),
-      ...(s.body.store === false ? {} : { save: (responseId: string, turn: HistoryTurn) => history.put(accountId, responseId, turn) }),
-    },
+    load: () => (loaded ??= previous === undefined ? Promise.resolve(null) : history.get(accountId, previous)),
+    ...(s.body.store === false ? {} : { save: (responseId: string, turn: HistoryTurn) => history.put(accountId, responseId, turn) }),
   };
 }
 

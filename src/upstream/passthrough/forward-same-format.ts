@@ -116,17 +116,18 @@ async function startStream(response: Response, request: ForwardRequest): Promise
     const first = await readFirstEvent(reader, request.limits.maxEventBytes, (event) => checkFirstEvent(request.api, event));
     if (!first) throw fail("UpstreamCut", "upstream closed the stream before the first event");
     const { api, upstreamModelId, tier, client, onEnd, hideUsageChunk, keepChunks, limits, beforeLastBytes } = request;
+    // Every member, in the interface's order: one shape for every stream's options.
     const options: PipeOptions = {
       api,
       upstreamModelId,
       tier,
       client,
       limits,
+      onEnd: onEnd ? (end: PipeEnd) => onEnd({ ...end, firstEvent: first.event.data }) : undefined,
+      beforeLastBytes,
       hideUsageChunk: hideUsageChunk === true,
       keepChunks: keepChunks === true,
-      ...(beforeLastBytes ? { beforeLastBytes } : {}),
     };
-    if (onEnd) options.onEnd = (end: PipeEnd) => onEnd({ ...end, firstEvent: first.event.data });
     return { body: pipeStream(reader, first.buffered, options), contentType: "text/event-stream; charset=utf-8" };
   } catch (error) {
     await reader.cancel().catch(() => {});

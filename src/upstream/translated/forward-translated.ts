@@ -270,7 +270,7 @@ async function startStream(response: Response, request: TranslatedRequest): Prom
     await t.reader.cancel().catch(() => {});
     throw error;
   }
-  return { body: pipeTranslation(t, first, request), contentType: "text/event-stream; charset=utf-8", warnings: [] };
+  return { body: pipeTranslation(t, first, request), contentType: "text/event-stream; charset=utf-8", response: undefined, warnings: [] };
 }
 
 function pipeTranslation(t: Translation, first: readonly StreamEvent[], request: TranslatedRequest): ReadableStream<Uint8Array> {
