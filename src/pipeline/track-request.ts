@@ -64,9 +64,11 @@ class Tracker implements RequestTracker {
     const { fields } = this;
     // Every member, in the interface's order, whatever the request learned: one shape for every
     // record, so the observers' compiled reads see one. Spread from `fields`, each path (JSON,
-    // stream, cache hit, error) made shapes of its own. With the streams' end objects built alike
-    // (`bun run bench --sections paths --baseline <before> --rounds 5`, twice): same-format JSON
-    // 0.93 and 0.96 of the CPU a request (cheaper in 10 rounds of 10), stream 0.98 and 0.93 (7 of 10).
+    // stream, cache hit, error) made shapes of its own. With the streams' end objects built alike,
+    // same-format JSON cost 0.93 and 0.96 of the CPU a request (`bun run bench --sections paths
+    // --baseline <before> --rounds 5`, twice: cheaper in 10 rounds of 10), and on Postgres + Redis
+    // 0.96 (paths, 3 rounds) and 0.86 (a whole run): cheaper in 5 rounds of 6. The stream rows
+    // moved no more than two gateways of the same code differ.
     const record: RequestRecord = {
       requestId: this.requestId,
       startedAt: this.startedAt,

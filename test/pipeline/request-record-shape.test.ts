@@ -7,7 +7,7 @@ import { startTestGateway, type TestGateway } from "../helpers/start-test-gatewa
 /**
  * Every finished request reaches the observers (request log, metrics, usage) as a record with
  * every member, in one order, whichever path served it: the observers' compiled reads then see one
- * shape, not one per path (each new shape cost them a deoptimization).
+ * shape, not one per path (see trackRequest).
  */
 
 const MEMBERS: readonly (keyof RequestRecord)[] = [
