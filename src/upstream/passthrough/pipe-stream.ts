@@ -224,12 +224,9 @@ export function pipeStream(reader: ByteReader, first: Buffer, request: PipeOptio
   const report = (clientAborted: boolean, failure?: string, usage?: Usage): void => {
     if (reported) return;
     reported = true;
-    const text = inspector.text;
     // Every member, in one order: one shape for every stream's end (see trackRequest).
     request.onEnd?.({
-      usage: usage ?? inspector.usage,
-      startUsage: inspector.startUsage,
-      sentTokens: () => text.tokens(),
+      ...streamTokens(inspector.text, usage ?? inspector.usage, inspector.startUsage),
       failure,
       clientAborted,
       chunks: kept && !clientAborted && failure === undefined ? kept : undefined,
