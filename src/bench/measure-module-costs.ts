@@ -5,6 +5,7 @@
  * path rows' CPU per request is spent on.
  */
 
+import type { StreamEvent } from "../canonical/stream-event.ts";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -251,18 +252,16 @@ function translation(format: BenchFormat, body: Record<string, unknown>, answer:
     const splitter = createSseSplitter(1 << 20);
     let decoder = adapter.stream.initial();
     let encoder = client.stream.initial(encode);
-    for (const chunk of answer) {
-      for (const event of splitter.push(chunk)) {
-        const [next, events] = adapter.stream.step(decoder, event);
-        decoder = next;
-        for (const canonicalEvent of events) {
-          const [state, text] = client.stream.step(encoder, canonicalEvent);
-          encoder = state;
-          out += text.length;
-        }
-      }
+    // As the gateway's pipe does: each read's events decoded into one list, their texts joined once.
+    const parts: string[] = [];
+    for (const chunk of [...answer, null]) {
+      const events: StreamEvent[] = [];
+      if (chunk) for (const event of splitter.push(chunk)) decoder = adapter.stream.stepInto(decoder, event, events);
+      else for (const event of adapter.stream.end(decoder)) events.push(event);
+      for (const canonicalEvent of events) encoder = client.stream.stepInto(encoder, canonicalEvent, parts);
+      out += parts.join("").length;
+      parts.length = 0;
     }
-    for (const canonicalEvent of adapter.stream.end(decoder)) out += client.stream.step(encoder, canonicalEvent)[1].length;
     return out;
   };
 }

@@ -17,12 +17,9 @@ export function answerFromCache(format: WireFormat, hit: CachedAnswer, stream: b
     return new Response(JSON.stringify(client.encodeResponse(hit.response, context)), { status: 200, headers: all });
   }
   let state = client.stream.initial(context);
-  let text = "";
-  for (const event of replayResponseEvents(hit.response)) {
-    const [next, chunk] = client.stream.step(state, event);
-    state = next;
-    text += chunk;
-  }
+  const parts: string[] = [];
+  for (const event of replayResponseEvents(hit.response)) state = client.stream.stepInto(state, event, parts);
+  const text = parts.join("");
   all["content-type"] = "text/event-stream; charset=utf-8";
   all["cache-control"] = "no-cache";
   return new Response(text, { status: 200, headers: all });

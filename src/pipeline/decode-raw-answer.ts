@@ -1,4 +1,5 @@
 import type { CanonicalResponse } from "../canonical/response.ts";
+import type { StreamEvent } from "../canonical/stream-event.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import { collectStreamResponse, newStreamCollector } from "../cache/collect-stream-response.ts";
 import type { RawAnswer } from "../cache/raw-answer.ts";
@@ -12,11 +13,9 @@ function rebuildStreamAnswer(api: WireFormat, events: Uint8Array): CanonicalResp
   const splitter = createSseSplitter();
   const collector = newStreamCollector();
   let state = adapter.stream.initial();
-  for (const sse of [...splitter.push(events), ...splitter.end()]) {
-    const [next, produced] = adapter.stream.step(state, sse);
-    state = next;
-    for (const event of produced) collectStreamResponse(collector, event);
-  }
+  const produced: StreamEvent[] = [];
+  for (const sse of [...splitter.push(events), ...splitter.end()]) state = adapter.stream.stepInto(state, sse, produced);
+  for (const event of produced) collectStreamResponse(collector, event);
   for (const event of adapter.stream.end(state)) collectStreamResponse(collector, event);
   return collector.response;
 }

@@ -23,6 +23,12 @@ export interface EncodeContext {
 export interface StreamEncoder<S> {
   initial(ctx: EncodeContext): S;
   step(state: S, event: StreamEvent): readonly [S, string];
+  /**
+   * `step` with the text appended to `out`, in pieces if it likes: the next state. What a stream is
+   * written with, its pieces joined once a read; an encoder may spare its frequent events the pair
+   * `step` makes and the string joined for each.
+   */
+  stepInto(state: S, event: StreamEvent, out: string[]): S;
 }
 
 /** One client wire format: how its requests are read and its answers written (`A`: the shape of a whole answer). */

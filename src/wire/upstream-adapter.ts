@@ -23,6 +23,11 @@ export interface UpstreamRequestContext {
 export interface StreamDecoder<S> {
   initial(): S;
   step(state: S, event: SseEvent): readonly [S, readonly StreamEvent[]];
+  /**
+   * `step` with the canonical events appended to `out`: the next state. What a stream is read with,
+   * one list a read; a decoder may spare its frequent events the list and the pair `step` makes.
+   */
+  stepInto(state: S, event: SseEvent, out: StreamEvent[]): S;
   end(state: S): readonly StreamEvent[];
 }
 

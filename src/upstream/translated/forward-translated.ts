@@ -118,6 +118,8 @@ interface Translation {
   readonly collector: StreamCollector | undefined;
   /** The text sent to the client, counted (read from the collector's when there is one). */
   readonly text: TextTally;
+  /** A read's encoded text, in pieces until joined: one list for the stream, emptied after each read. */
+  readonly parts: string[];
 }
 
 /** Counts what an event sends to the client, and what the upstream said at the start. */
@@ -145,12 +147,12 @@ function tally(t: Translation, event: StreamEvent): void {
  * Runs canonical events through the client format's encoder, noting how the answer ends; their
  * texts come back joined, so a read's events go to the client in one write. Written one by one, a
  * 2,000-event answer in one burst cost about 8% more CPU (a Bun server running only this pipe,
- * 14 alternating rounds, 13 to the joined form). A read of one event (a model streaming) makes
- * no array to join; more are joined by one (`+` on each would make a string cell an event).
+ * 14 alternating rounds, 13 to the joined form). An encoder that can append its text to the
+ * stream's list (`stepInto`) makes no pair and no joined string of its own for each event: a
+ * delta's pieces (its head, the text as it came, its tail) are copied once, by the read's join.
  */
 function encodeEvents(t: Translation, events: readonly StreamEvent[], format: ClientFormat): string {
-  let one = "";
-  let many: string[] | undefined;
+  const parts = t.parts;
   for (const original of events) {
     if (t.outcome.ended) break;
     let event = original;
@@ -170,13 +172,11 @@ function encodeEvents(t: Translation, events: readonly StreamEvent[], format: Cl
     if (t.collector) collectStreamResponse(t.collector, event);
     // After the collector: the piece that outgrows it is counted by the tally it hands its text to.
     tally(t, event);
-    const [next, text] = format.stream.step(t.encoder, event);
-    t.encoder = next;
-    if (many) many.push(text);
-    else if (one === "") one = text;
-    else many = [one, text];
+    t.encoder = format.stream.stepInto(t.encoder, event, parts);
   }
-  return many ? many.join("") : one;
+  const text = parts.length === 1 ? parts[0]! : parts.join("");
+  parts.length = 0;
+  return text;
 }
 
 /** What `report` passes of the tokens, once the stream has ended. */
@@ -206,31 +206,21 @@ function refuseErrorEvent(adapter: UpstreamAdapter, event: SseEvent): void {
 
 const NO_EVENTS: readonly StreamEvent[] = [];
 
-/**
- * The canonical events of a read. The decoder's list for the first upstream event that has any is
- * passed on as it is (a model streaming sends one event a read: no list of the read's own); a
- * list of the read's own starts at the second, and is only appended to. Neither list is changed.
- */
+/** The canonical events of a read, in a list of the read's own, which the decoder appends to. */
 function decodeBytes(t: Translation, bytes: Uint8Array | null, adapter: UpstreamAdapter, maxEventBytes: number, check?: (event: SseEvent) => void): readonly StreamEvent[] {
-  let first = NO_EVENTS;
-  let joined: StreamEvent[] | undefined;
+  const events: StreamEvent[] = [];
   const upstreamEvents = bytes === null ? t.splitter.end() : t.splitter.push(bytes);
   // Only what comes before the first content is checked: the events after it are the stream's.
   let checking = check !== undefined;
   for (const upstreamEvent of upstreamEvents) {
     if (checking) check?.(upstreamEvent);
-    const [next, produced] = adapter.stream.step(t.decoder, upstreamEvent);
-    t.decoder = next;
-    if (produced.length > 0) {
-      if (joined) for (const event of produced) joined.push(event);
-      else if (first.length === 0) first = produced;
-      else joined = [...first, ...produced];
-    }
-    if (checking && !onlyStart(produced)) checking = false;
+    t.decoder = adapter.stream.stepInto(t.decoder, upstreamEvent, events);
+    // While checking, every event so far is a start: the list is short, and its first other event ends the check.
+    if (checking && !onlyStart(events)) checking = false;
   }
-  const events = joined ?? first;
-  const tail = t.splitter.overflowed ? [errorEvent(streamFailures.eventTooLarge(maxEventBytes))] : bytes === null ? adapter.stream.end(t.decoder) : NO_EVENTS;
-  return tail.length === 0 ? events : [...events, ...tail];
+  if (t.splitter.overflowed) events.push(errorEvent(streamFailures.eventTooLarge(maxEventBytes)));
+  else if (bytes === null) for (const event of adapter.stream.end(t.decoder)) events.push(event);
+  return events;
 }
 
 async function startStream(response: Response, request: TranslatedRequest): Promise<Translated> {
@@ -250,6 +240,7 @@ async function startStream(response: Response, request: TranslatedRequest): Prom
     outcome: { ended: false },
     collector: collected?.collector,
     text: collected?.tally ?? createTextTally(),
+    parts: [],
   };
   let first = NO_EVENTS;
   try {

@@ -131,16 +131,16 @@ function parseChunk(state: ChatDecodeState, data: string): unknown {
   return parsed;
 }
 
-function stepChunk(state: ChatDecodeState, data: string): StreamEvent[] {
+function stepChunk(state: ChatDecodeState, data: string, out: StreamEvent[]): void {
   const parsed = readShaped(state.shapes, data) ?? parseChunk(state, data);
   if (!isJsonObject(parsed) || ("error" in parsed && parsed.error !== null)) {
     state.ended = true;
-    return [isJsonObject(parsed) ? upstreamFailure(parsed) : failure("upstream sent a malformed stream event")];
+    out.push(isJsonObject(parsed) ? upstreamFailure(parsed) : failure("upstream sent a malformed stream event"));
+    return;
   }
-  const out: StreamEvent[] = [];
   const choices = Array.isArray(parsed.choices) ? parsed.choices : [];
   // Azure opens with an id-less, choice-less content-filter chunk; the answer starts after it.
-  if (!state.started && parsed.id === "" && choices.length === 0) return out;
+  if (!state.started && parsed.id === "" && choices.length === 0) return;
   if (!state.started) {
     state.started = true;
     out.push({ type: "start", id: typeof parsed.id === "string" ? parsed.id : "chatcmpl-unknown", model: typeof parsed.model === "string" ? parsed.model : "" });
@@ -150,7 +150,23 @@ function stepChunk(state: ChatDecodeState, data: string): StreamEvent[] {
   if (isJsonObject(choice)) onChoice(state, choice, out);
   // With usage asked for, it follows the finish chunk; once both are in, the answer is complete.
   if (state.finishReason !== null && state.usage !== null) finish(state, out);
-  return out;
+}
+
+/** One upstream event's canonical events, appended to `out`. */
+function stepInto(state: ChatDecodeState, event: SseEvent, out: StreamEvent[]): ChatDecodeState {
+  if (state.ended || event.data === "") return state;
+  // A chunk is a JSON object: only data that does not open one can be the `[DONE]` terminator.
+  if (event.data.charCodeAt(0) !== 0x7b && event.data.trim() === "[DONE]") {
+    if (state.finishReason === null) {
+      state.ended = true;
+      out.push(failure("upstream stream ended before the answer finished"));
+    } else {
+      finish(state, out);
+    }
+    return state;
+  }
+  stepChunk(state, event.data, out);
+  return state;
 }
 
 /**
@@ -175,19 +191,10 @@ export const chatStreamDecoder: StreamDecoder<ChatDecodeState> = {
     shapes: newShapeMemory(),
   }),
   step(state, event: SseEvent) {
-    if (state.ended || event.data === "") return [state, []];
-    // A chunk is a JSON object: only data that does not open one can be the `[DONE]` terminator.
-    if (event.data.charCodeAt(0) !== 0x7b && event.data.trim() === "[DONE]") {
-      if (state.finishReason === null) {
-        state.ended = true;
-        return [state, [failure("upstream stream ended before the answer finished")]];
-      }
-      const out: StreamEvent[] = [];
-      finish(state, out);
-      return [state, out];
-    }
-    return [state, stepChunk(state, event.data)];
+    const out: StreamEvent[] = [];
+    return [stepInto(state, event, out), out];
   },
+  stepInto,
   end(state) {
     if (state.ended) return [];
     state.ended = true;

@@ -1,7 +1,8 @@
 import { gatewayErrorOf, type GatewayError } from "../../canonical/gateway-error.ts";
 import type { StreamError, StreamEvent } from "../../canonical/stream-event.ts";
 import type { EncodeContext, StreamEncoder } from "../client-format.ts";
-import { quoteJsonString } from "../quote-json-string.ts";
+import { needsJsonEscape, quoteJsonString } from "../quote-json-string.ts";
+import { appendEncoded } from "../append-step.ts";
 import { encodeChatStreamError } from "./encode-stream-error.ts";
 import { showAnswerId } from "../show-answer-id.ts";
 import { encodeChatStopReason } from "./map-stop-reason.ts";
@@ -94,6 +95,37 @@ function stepContent(state: ChatStreamState, event: StreamEvent): readonly [Chat
   }
 }
 
+/** The delta's key, written up to its value. */
+const CONTENT = '{"content":';
+const REASONING = '{"reasoning_content":';
+/** What follows a delta's value: the choice's other members, and `usage` when it was asked for. */
+const DELTA_TAIL = '},"logprobs":null,"finish_reason":null}]}\n\n';
+const DELTA_TAIL_USAGE = '},"logprobs":null,"finish_reason":null}],"usage":null}\n\n';
+
+/** A text delta's chunk, as `chunkOf` writes it, its pieces appended to `out` as they are: a plain text is not even copied. */
+function textInto(state: ChatStreamState, key: string, text: string, out: string[]): void {
+  if (text === "") return;
+  const tail = state.ctx.includeUsage ? DELTA_TAIL_USAGE : DELTA_TAIL;
+  out.push("data: ", state.head, key);
+  if (needsJsonEscape(text)) out.push(JSON.stringify(text), tail);
+  else out.push('"', text, '"', tail);
+}
+
+function step(state: ChatStreamState, event: StreamEvent): readonly [ChatStreamState, string] {
+  if (state.ended) return [state, ""];
+  if (event.type === "error") return [{ ...state, ended: true }, encodeChatStreamError(asGatewayError(event.error))];
+  if (event.type === "start") {
+    if (state.started) return [state, ""];
+    const id = showAnswerId("chat", event.id);
+    const next = { ...state, id, head: chunkHead(state.ctx, id), started: true };
+    return [next, chunk(next, ROLE_DELTA)];
+  }
+  const [started, head] = ensureStarted(state);
+  if (event.type === "finish") return [{ ...started, ended: true }, head + finish(started, event)];
+  const [next, body] = stepContent(started, event);
+  return [next, head + body];
+}
+
 /**
  * Canonical stream → Chat Completions SSE: the role chunk, content / `reasoning_content` /
  * tool-call deltas (id and name on a call's first chunk, then `function.arguments` fragments as
@@ -102,18 +134,19 @@ function stepContent(state: ChatStreamState, event: StreamEvent): readonly [Chat
  */
 export const chatStreamEncoder: StreamEncoder<ChatStreamState> = {
   initial: (ctx) => ({ ctx, id: PLACEHOLDER_ID, head: chunkHead(ctx, PLACEHOLDER_ID), started: false, toolIndexes: new Map(), ended: false }),
-  step(state, event) {
-    if (state.ended) return [state, ""];
-    if (event.type === "error") return [{ ...state, ended: true }, encodeChatStreamError(asGatewayError(event.error))];
-    if (event.type === "start") {
-      if (state.started) return [state, ""];
-      const id = showAnswerId("chat", event.id);
-      const next = { ...state, id, head: chunkHead(state.ctx, id), started: true };
-      return [next, chunk(next, ROLE_DELTA)];
+  step,
+  stepInto(state, event, out) {
+    // A text or reasoning delta of a started stream (nearly every event of a long answer) goes out in pieces.
+    if (state.started && !state.ended) {
+      if (event.type === "text_delta") {
+        textInto(state, CONTENT, event.text, out);
+        return state;
+      }
+      if (event.type === "thinking_delta") {
+        textInto(state, REASONING, event.text, out);
+        return state;
+      }
     }
-    const [started, head] = ensureStarted(state);
-    if (event.type === "finish") return [{ ...started, ended: true }, head + finish(started, event)];
-    const [next, body] = stepContent(started, event);
-    return [next, head + body];
+    return appendEncoded(chatStreamEncoder, state, event, out);
   },
 };

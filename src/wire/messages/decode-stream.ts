@@ -5,6 +5,8 @@ import { addUsage, ZERO_USAGE, type Usage } from "../../canonical/usage.ts";
 import { decodeMessagesStopReason } from "./map-stop-reason.ts";
 import { decodeMessagesUsage } from "./map-usage.ts";
 import type { StreamDecoder } from "../upstream-adapter.ts";
+import type { SseEvent } from "../sse-event.ts";
+import { appendDecoded } from "../append-step.ts";
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 import { readBlockDelta, type BlockDelta } from "./read-block-delta.ts";
 
@@ -229,6 +231,17 @@ function parse(data: string): JsonObject | null {
 }
 
 /**
+ * The bulk of a stream, a delta of a started block, read without a parse: its canonical event, or
+ * null when it has none; undefined for any other event (it is parsed).
+ */
+function readOpenDelta(state: MessagesDecodeState, event: SseEvent): StreamEvent | null | undefined {
+  const delta = state.phase === "open" ? readBlockDelta(event.data) : undefined;
+  const index = delta === undefined ? undefined : state.blocks.get(delta.index);
+  if (delta === undefined || index === undefined) return undefined;
+  return index === null ? null : readDeltaEvent(index, delta);
+}
+
+/**
  * Messages upstream SSE → canonical events, block indexes renumbered from 0 in start order. The
  * answer finishes when the stream ends after a `message_stop`: only then is it known that no
  * further message follows (the API closes the stream right after its last one).
@@ -237,17 +250,19 @@ export const messagesStreamDecoder: StreamDecoder<MessagesDecodeState> = {
   initial: () => ({ phase: "before", messageId: "", blocks: new Map(), open: new Set(), started: 0, usage: ZERO_USAGE, spent: ZERO_USAGE, stop: null }),
   step(state, event) {
     if (state.phase === "done" || event.data === "") return [state, []];
-    // The bulk of a stream, a delta of a started block, read without a parse; everything else is parsed.
-    const delta = state.phase === "open" ? readBlockDelta(event.data) : undefined;
-    const index = delta === undefined ? undefined : state.blocks.get(delta.index);
-    if (delta !== undefined && index !== undefined) {
-      const decoded = index === null ? null : readDeltaEvent(index, delta);
-      return [state, decoded ? [decoded] : []];
-    }
+    const fast = readOpenDelta(state, event);
+    if (fast !== undefined) return [state, fast ? [fast] : []];
     const data = parse(event.data);
     const type = typeof data?.type === "string" ? data.type : event.event;
     if (!data || type === undefined) return malformed(state, "an event whose data is not a JSON object with a type");
     return dispatch(state, type, data);
+  },
+  stepInto(state, event, out) {
+    // A delta goes into the list as it is read: no list or pair of its own.
+    const fast = readOpenDelta(state, event);
+    if (fast === undefined) return appendDecoded(messagesStreamDecoder, state, event, out);
+    if (fast) out.push(fast);
+    return state;
   },
   end: (state) => {
     if (state.phase === "between") {

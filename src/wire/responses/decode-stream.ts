@@ -3,6 +3,7 @@ import { decodeResponsesStopReason } from "./map-stop-reason.ts";
 import { decodeResponsesUsage } from "./map-usage.ts";
 import type { SseEvent } from "../sse-event.ts";
 import type { StreamDecoder } from "../upstream-adapter.ts";
+import { appendDecoded } from "../append-step.ts";
 import { classifyResponsesFailure } from "./classify-responses-failure.ts";
 import { reasoningSignature, reasoningText } from "./read-output-item.ts";
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
@@ -248,5 +249,8 @@ export const responsesStreamDecoder = {
     if (state.phase === "done") return [];
     state.phase = "done";
     return [failure("upstream Responses stream ended before response.completed")];
+  },
+  stepInto(state: ResponsesDecodeState, event: SseEvent, out: StreamEvent[]): ResponsesDecodeState {
+    return appendDecoded(responsesStreamDecoder, state, event, out);
   },
 } satisfies StreamDecoder<ResponsesDecodeState>;

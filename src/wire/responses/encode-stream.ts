@@ -1,6 +1,7 @@
 import type { ThinkingPart } from "../../canonical/content-part.ts";
 import { gatewayErrorOf } from "../../canonical/gateway-error.ts";
 import type { BlockStart, StreamEvent } from "../../canonical/stream-event.ts";
+import { appendEncoded } from "../append-step.ts";
 import type { EncodeContext, StreamEncoder } from "../client-format.ts";
 import { quoteJsonString } from "../quote-json-string.ts";
 import {
@@ -210,5 +211,8 @@ export const responsesStreamEncoder = {
       default:
         return [state, prelude + delta(state, event)];
     }
+  },
+  stepInto(state: ResponsesEncodeState, event: StreamEvent, out: string[]): ResponsesEncodeState {
+    return appendEncoded(responsesStreamEncoder, state, event, out);
   },
 } satisfies StreamEncoder<ResponsesEncodeState>;
