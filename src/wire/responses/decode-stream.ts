@@ -3,7 +3,6 @@ import { decodeResponsesStopReason } from "./map-stop-reason.ts";
 import { decodeResponsesUsage } from "./map-usage.ts";
 import type { SseEvent } from "../sse-event.ts";
 import type { StreamDecoder } from "../upstream-adapter.ts";
-import { appendDecoded } from "../append-step.ts";
 import { classifyResponsesFailure } from "./classify-responses-failure.ts";
 import { reasoningSignature, reasoningText } from "./read-output-item.ts";
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
@@ -235,22 +234,23 @@ export const responsesStreamDecoder = {
     refusal: false,
   }),
   step(state: ResponsesDecodeState, event: SseEvent): readonly [ResponsesDecodeState, readonly StreamEvent[]] {
-    if (state.phase === "done" || event.data === "" || event.data === "[DONE]") return [state, []];
+    const out: StreamEvent[] = [];
+    return [responsesStreamDecoder.stepInto(state, event, out), out];
+  },
+  stepInto(state: ResponsesDecodeState, event: SseEvent, out: StreamEvent[]): ResponsesDecodeState {
+    if (state.phase === "done" || event.data === "" || event.data === "[DONE]") return state;
     const data = parse(event.data);
     if (data === null) {
       state.phase = "done";
-      return [state, [failure("malformed event in the upstream Responses stream")]];
+      out.push(failure("malformed event in the upstream Responses stream"));
+      return state;
     }
-    const out: StreamEvent[] = [];
     apply(state, out, String(data.type), data);
-    return [state, out];
+    return state;
   },
   end(state: ResponsesDecodeState): readonly StreamEvent[] {
     if (state.phase === "done") return [];
     state.phase = "done";
     return [failure("upstream Responses stream ended before response.completed")];
-  },
-  stepInto(state: ResponsesDecodeState, event: SseEvent, out: StreamEvent[]): ResponsesDecodeState {
-    return appendDecoded(responsesStreamDecoder, state, event, out);
   },
 } satisfies StreamDecoder<ResponsesDecodeState>;

@@ -3,7 +3,7 @@ import { gatewayErrorOf } from "../../canonical/gateway-error.ts";
 import type { BlockStart, StreamEvent } from "../../canonical/stream-event.ts";
 import { appendEncoded } from "../append-step.ts";
 import type { EncodeContext, StreamEncoder } from "../client-format.ts";
-import { quoteJsonString } from "../quote-json-string.ts";
+import { needsJsonEscape, quoteJsonString } from "../quote-json-string.ts";
 import {
   buildResponseObject,
   functionCallItem,
@@ -59,7 +59,18 @@ function frame<T extends ResponsesEventType>(state: ResponsesEncodeState, type: 
 
 /** The most frequent event, written directly: only the text is serialised. */
 function textDelta(state: ResponsesEncodeState, item: OpenItem, text: string): string {
-  return `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${state.sequence++},${item.at},"content_index":0,"delta":${quoteJsonString(text)},"logprobs":[]}\n\n`;
+  return `${TEXT_DELTA_HEAD}${state.sequence++},${item.at}${TEXT_DELTA_AT}${quoteJsonString(text)}${TEXT_DELTA_TAIL}`;
+}
+
+const TEXT_DELTA_HEAD = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":';
+const TEXT_DELTA_AT = ',"content_index":0,"delta":';
+const TEXT_DELTA_TAIL = ',"logprobs":[]}\n\n';
+
+/** The same, its pieces appended to `out` as they are: a plain text is not even copied. */
+function textDeltaInto(state: ResponsesEncodeState, item: OpenItem, text: string, out: string[]): void {
+  out.push(TEXT_DELTA_HEAD, String(state.sequence++), ",", item.at, TEXT_DELTA_AT);
+  if (needsJsonEscape(text)) out.push(JSON.stringify(text), TEXT_DELTA_TAIL);
+  else out.push('"', text, '"', TEXT_DELTA_TAIL);
 }
 
 function opening(state: ResponsesEncodeState, id: string): string {
@@ -113,7 +124,6 @@ function thinkingDelta(state: ResponsesEncodeState, item: OpenItem, text: string
 function delta(state: ResponsesEncodeState, event: Extract<StreamEvent, { index: number }>): string {
   const item = state.open.get(event.index);
   if (item === undefined) return "";
-  const at = { item_id: item.itemId, output_index: item.outputIndex };
   switch (event.type) {
     case "text_delta":
       if (item.kind !== "text" || event.text === "") return "";
@@ -127,7 +137,7 @@ function delta(state: ResponsesEncodeState, event: Extract<StreamEvent, { index:
     case "tool_args_delta":
       if (item.kind !== "tool_call" || event.fragment === "") return "";
       keepText(item.body, event.fragment);
-      return frame(state, "response.function_call_arguments.delta", { ...at, delta: event.fragment });
+      return frame(state, "response.function_call_arguments.delta", { item_id: item.itemId, output_index: item.outputIndex, delta: event.fragment });
     default:
       return "";
   }
@@ -213,6 +223,17 @@ export const responsesStreamEncoder = {
     }
   },
   stepInto(state: ResponsesEncodeState, event: StreamEvent, out: string[]): ResponsesEncodeState {
+    // A text delta of an open item (nearly every event of a long answer) goes out in pieces.
+    if (state.phase === "open" && event.type === "text_delta") {
+      const item = state.open.get(event.index);
+      if (item?.kind === "text") {
+        if (event.text !== "") {
+          keepText(item.body, event.text);
+          textDeltaInto(state, item, event.text, out);
+        }
+        return state;
+      }
+    }
     return appendEncoded(responsesStreamEncoder, state, event, out);
   },
 } satisfies StreamEncoder<ResponsesEncodeState>;
