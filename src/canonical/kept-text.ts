@@ -5,10 +5,10 @@
 export interface KeptText {
   /** Copies of what came before, in order. */
   readonly parts: string[];
-  /** The pieces since the last copy, joined as they came. */
-  tail: string;
-  /** How many pieces the tail holds. */
-  pieces: number;
+  /** The pieces since the last copy, as they came: one list, emptied at each copy. */
+  readonly pending: string[];
+  /** Characters the pending pieces hold. */
+  chars: number;
 }
 
 /**
@@ -16,13 +16,14 @@ export interface KeptText {
  * it so), sharing that read's buffer, and a string joined from pieces keeps every piece, a cell
  * each. Kept as they came until the answer ended, the pieces held every read of the stream alive:
  * 100 streams of 2,000 Chat events, one event a read, held 66 MB for 14 K characters of text each
- * (bun:jsc heapStats after a collection). So the tail is copied out once it holds this many
- * pieces, or characters, and a stream holds about its own text and a few of its reads.
+ * (bun:jsc heapStats after a collection). So the pieces are copied out once there are this many,
+ * or characters, and a stream holds about its own text and a few of its reads. They wait in a list,
+ * not joined with `+` as they come: that made a string cell a piece, which the copy threw away.
  */
 const COPY_EVERY_PIECES = 32;
 const COPY_EVERY_CHARS = 1024;
 
-export const newKeptText = (): KeptText => ({ parts: [], tail: "", pieces: 0 });
+export const newKeptText = (): KeptText => ({ parts: [], pending: [], chars: 0 });
 
 /**
  * `text` in a buffer of its own. A slice of a joined string shares the joined string, and so its
@@ -35,15 +36,22 @@ export function ownCopy(text: string): string {
 }
 
 export function keepText(kept: KeptText, piece: string): void {
-  kept.tail += piece;
-  if (++kept.pieces < COPY_EVERY_PIECES && kept.tail.length < COPY_EVERY_CHARS) return;
-  kept.parts.push(ownCopy(kept.tail));
-  kept.tail = "";
-  kept.pieces = 0;
+  const { pending } = kept;
+  pending.push(piece);
+  kept.chars += piece.length;
+  if (pending.length < COPY_EVERY_PIECES && kept.chars < COPY_EVERY_CHARS) return;
+  kept.parts.push(copyOut(pending));
+  pending.length = 0;
+  kept.chars = 0;
 }
+
+/** The pending pieces in one string of its own: a join writes several out anew, one alone is copied. */
+const copyOut = (pending: readonly string[]): string => (pending.length === 1 ? ownCopy(pending[0]!) : pending.join(""));
 
 /** Everything kept, as one string. */
 export function readKeptText(kept: KeptText): string {
-  if (kept.parts.length === 0) return kept.tail;
-  return kept.tail === "" && kept.parts.length === 1 ? kept.parts[0]! : kept.parts.join("") + kept.tail;
+  const { parts, pending } = kept;
+  const tail = pending.length === 1 ? pending[0]! : pending.join("");
+  if (parts.length === 0) return tail;
+  return tail === "" && parts.length === 1 ? parts[0]! : parts.join("") + tail;
 }

@@ -16,9 +16,9 @@ test.each([
 test("the pieces are copied out every 32 of them, or every 1,024 characters, whichever comes first", () => {
   const short = newKeptText();
   for (let i = 0; i < 100; i++) keepText(short, "ab");
-  expect([short.parts.length, short.pieces, short.tail.length]).toEqual([3, 4, 8]);
+  expect([short.parts.length, short.pending.length, short.chars]).toEqual([3, 4, 8]);
   const long = newKeptText();
   keepText(long, "x".repeat(600));
   keepText(long, "y".repeat(600));
-  expect([long.parts.length, long.pieces, long.tail]).toEqual([1, 0, ""]);
+  expect([long.parts.length, long.pending.length, long.chars]).toEqual([1, 0, 0]);
 });
