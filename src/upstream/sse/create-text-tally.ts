@@ -1,5 +1,4 @@
 import { estimateTextTokens } from "../../canonical/estimate-text-tokens.ts";
-import { ownCopy } from "../../canonical/kept-text.ts";
 
 /** The text a stream has sent (content, reasoning, tool arguments), counted in tokens as it goes. */
 export interface TextTally {
@@ -24,28 +23,33 @@ const COPY_EVERY_PIECES = 32;
 
 /**
  * Counts what a stream sent, for the usage of a stream that ends before its upstream said what it
- * spent (the client left, the upstream cut it). Per piece: one string append; the count (and the
+ * spent (the client left, the upstream cut it). Per piece: a push onto a list; the count (and the
  * `decode` of what a stream read as Latin-1) runs once per thousand characters, never on the
  * bytes of the stream.
  */
 export function createTextTally(decode: (text: string) => string = (text) => text): TextTally {
-  let pending = "";
-  let pieces = 0;
+  // The pieces since the last count, as they came: one list, emptied at each count (joined with
+  // `+` as they came, they made a string cell a piece).
+  const pending: string[] = [];
+  let chars = 0;
   let counted = 0;
   return {
     add(text) {
-      pending += text;
-      if (pending.length >= COUNT_EVERY_CHARS) {
-        counted += estimateTextTokens(decode(pending));
-        pending = "";
-        pieces = 0;
-      } else if (++pieces === COPY_EVERY_PIECES) {
-        pending = ownCopy(pending);
-        pieces = 0;
+      pending.push(text);
+      chars += text.length;
+      if (chars >= COUNT_EVERY_CHARS) {
+        counted += estimateTextTokens(decode(pending.join("")));
+        pending.length = 0;
+        chars = 0;
+      } else if (pending.length === COPY_EVERY_PIECES) {
+        // Joined anew, the pieces' reads can go.
+        const copy = pending.join("");
+        pending.length = 0;
+        pending.push(copy);
       }
     },
     tokens() {
-      return counted + (pending === "" ? 0 : estimateTextTokens(decode(pending)));
+      return counted + (chars === 0 ? 0 : estimateTextTokens(decode(pending.join(""))));
     },
   };
 }
