@@ -57,14 +57,15 @@ function frame<T extends ResponsesEventType>(state: ResponsesEncodeState, type: 
   return `event: ${type}\ndata: {"type":"${type}","sequence_number":${state.sequence++}${tail}\n\n`;
 }
 
+/** A text delta's text around its sequence number, item and text. */
+const TEXT_DELTA_HEAD = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":';
+const TEXT_DELTA_AT = ',"content_index":0,"delta":';
+const TEXT_DELTA_TAIL = ',"logprobs":[]}\n\n';
+
 /** The most frequent event, written directly: only the text is serialised. */
 function textDelta(state: ResponsesEncodeState, item: OpenItem, text: string): string {
   return `${TEXT_DELTA_HEAD}${state.sequence++},${item.at}${TEXT_DELTA_AT}${quoteJsonString(text)}${TEXT_DELTA_TAIL}`;
 }
-
-const TEXT_DELTA_HEAD = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":';
-const TEXT_DELTA_AT = ',"content_index":0,"delta":';
-const TEXT_DELTA_TAIL = ',"logprobs":[]}\n\n';
 
 /** The same, its pieces appended to `out` as they are: a plain text is not even copied. */
 function textDeltaInto(state: ResponsesEncodeState, item: OpenItem, text: string, out: string[]): void {
