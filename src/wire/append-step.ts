@@ -3,16 +3,16 @@ import type { StreamEncoder } from "./client-format.ts";
 import type { SseEvent } from "./sse-event.ts";
 import type { StreamDecoder } from "./upstream-adapter.ts";
 
-/** A decoder's `stepInto` for the events it has no cheaper way to append: its `step`, the events appended to `out`. */
-export function appendDecoded<S>(decoder: Pick<StreamDecoder<S>, "step">, state: S, event: SseEvent, out: StreamEvent[]): S {
-  const [next, events] = decoder.step(state, event);
+/** A decoder's `stepInto` for the events it has no cheaper way to append: `step`'s events appended to `out`. */
+export function appendDecoded<S>(step: StreamDecoder<S>["step"], state: S, event: SseEvent, out: StreamEvent[]): S {
+  const [next, events] = step(state, event);
   for (const decoded of events) out.push(decoded);
   return next;
 }
 
-/** An encoder's `stepInto` for the events it has no cheaper way to append: its `step`, the text appended to `out`. */
-export function appendEncoded<S>(encoder: Pick<StreamEncoder<S>, "step">, state: S, event: StreamEvent, out: string[]): S {
-  const [next, text] = encoder.step(state, event);
+/** An encoder's `stepInto` for the events it has no cheaper way to append: `step`'s text appended to `out`. */
+export function appendEncoded<S>(step: StreamEncoder<S>["step"], state: S, event: StreamEvent, out: string[]): S {
+  const [next, text] = step(state, event);
   if (text !== "") out.push(text);
   return next;
 }

@@ -3,10 +3,11 @@ import { heapStats } from "bun:jsc";
 import type { StreamEvent } from "../../src/canonical/stream-event.ts";
 import { WIRE_FORMATS } from "../../src/canonical/wire-format.ts";
 import type { EncodeContext, StreamEncoder } from "../../src/wire/client-format.ts";
-import type { SseEvent } from "../../src/wire/sse-event.ts";
+import { parseSseEvent } from "../../src/upstream/sse/read-first-event.ts";
 import type { StreamDecoder } from "../../src/wire/upstream-adapter.ts";
 import { wireApi } from "../../src/wire/wire-apis.ts";
 import { loadRecordings } from "../replay/recordings.ts";
+import { decodeSseText, sseBlocks } from "./chat/decode-sse-text.ts";
 
 /**
  * `stepInto` is what the gateway reads and writes streams with; `step` is the reducer the rest of
@@ -16,24 +17,14 @@ import { loadRecordings } from "../replay/recordings.ts";
 
 const STREAMS = loadRecordings().filter((recording) => recording.stream);
 
-const sse = (lines: readonly string[]): SseEvent[] => lines.map((data) => ({ event: undefined, data }));
+/** A recorded stream's body: each recorded line is one event's data. */
+const body = (lines: readonly string[]): string => lines.map((line) => `data: ${line}\n\n`).join("");
 
-function decodeByStep<S>(decoder: StreamDecoder<S>, events: readonly SseEvent[]): StreamEvent[] {
+/** The same body through `stepInto`, as `decodeSseText` reads it through `step`: one list, then `end()`. */
+function decodeByStepInto<S>(decoder: StreamDecoder<S>, text: string): StreamEvent[] {
   let state = decoder.initial();
   const out: StreamEvent[] = [];
-  for (const event of events) {
-    const [next, produced] = decoder.step(state, event);
-    state = next;
-    out.push(...produced);
-  }
-  out.push(...decoder.end(state));
-  return out;
-}
-
-function decodeByStepInto<S>(decoder: StreamDecoder<S>, events: readonly SseEvent[]): StreamEvent[] {
-  let state = decoder.initial();
-  const out: StreamEvent[] = [];
-  for (const event of events) state = decoder.stepInto(state, event, out);
+  for (const block of sseBlocks(text)) state = decoder.stepInto(state, parseSseEvent(block), out);
   out.push(...decoder.end(state));
   return out;
 }
@@ -102,10 +93,10 @@ describe("stepInto decodes as step does", () => {
   for (const recording of STREAMS) {
     test(recording.file, () => {
       const { stream } = wireApi(recording.api).upstream;
-      const events = sse(recording.lines ?? []);
-      const byStep = decodeByStep(stream, events);
+      const text = body(recording.lines ?? []);
+      const byStep = decodeSseText(stream, text);
       expect(byStep.length).toBeGreaterThan(0);
-      expect(decodeByStepInto(stream, events)).toEqual(byStep);
+      expect(decodeByStepInto(stream, text)).toEqual(byStep);
     });
   }
 });
@@ -114,7 +105,7 @@ describe("stepInto encodes as step does", () => {
   const sequences: { readonly name: string; readonly events: readonly StreamEvent[] }[] = [
     { name: "edges", events: EDGES },
     { name: "headless", events: HEADLESS },
-    ...STREAMS.map((recording) => ({ name: recording.file, events: decodeByStep(wireApi(recording.api).upstream.stream, sse(recording.lines ?? [])) })),
+    ...STREAMS.map((recording) => ({ name: recording.file, events: decodeSseText(wireApi(recording.api).upstream.stream, body(recording.lines ?? [])) })),
   ];
   for (const format of WIRE_FORMATS) {
     for (const { name, events } of sequences) {
@@ -139,10 +130,10 @@ describe("stepInto encodes as step does", () => {
 test("a long Chat answer, decoded and written as Messages, makes no array per event", () => {
   const chunk = (text: string): string =>
     `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${text}"},"finish_reason":null}]}`;
-  const upstream = sse([
+  const upstream = sseBlocks(body([
     `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`,
     ...Array.from({ length: 400 }, (_, i) => chunk(`word ${i} and more `)),
-  ]);
+  ])).map(parseSseEvent);
   const decoder = wireApi("chat").upstream.stream;
   const encoder = wireApi("messages").client.stream;
   const run = (): number => {

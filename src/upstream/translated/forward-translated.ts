@@ -179,7 +179,7 @@ function encodeEvents(t: Translation, events: readonly StreamEvent[], format: Cl
   return text;
 }
 
-/** What `report` passes of the tokens, once the stream has ended. */
+/** The stream's tokens, as `report` and the last bytes' hook pass them. */
 function endedTokens(t: Translation): StreamTokens {
   return streamTokens(t.text, t.outcome.usage, t.outcome.startUsage);
 }
@@ -277,9 +277,7 @@ function pipeTranslation(t: Translation, first: readonly StreamEvent[], request:
     const { outcome } = t;
     // Every member, in one order, as the pass-through path's outcome has them: one shape for both.
     request.onStreamEnd?.({
-      usage: outcome.usage,
-      startUsage: outcome.startUsage,
-      sentTokens: () => t.text.tokens(),
+      ...endedTokens(t),
       stopReason: outcome.stopReason,
       // A client that left is nobody's failure: what the gateway would have sent it is not an error.
       error: clientAborted ? undefined : outcome.error,

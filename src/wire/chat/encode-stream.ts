@@ -147,6 +147,6 @@ export const chatStreamEncoder: StreamEncoder<ChatStreamState> = {
         return state;
       }
     }
-    return appendEncoded(chatStreamEncoder, state, event, out);
+    return appendEncoded(step, state, event, out);
   },
 };

@@ -230,6 +230,14 @@ function parse(data: string): JsonObject | null {
   }
 }
 
+/** Any event but a started block's delta: parsed, and handed to its type's step. */
+function stepParsed(state: MessagesDecodeState, event: SseEvent): readonly [MessagesDecodeState, readonly StreamEvent[]] {
+  const data = parse(event.data);
+  const type = typeof data?.type === "string" ? data.type : event.event;
+  if (!data || type === undefined) return malformed(state, "an event whose data is not a JSON object with a type");
+  return dispatch(state, type, data);
+}
+
 /**
  * The bulk of a stream, a delta of a started block, read without a parse: its canonical event, or
  * null when it has none; undefined for any other event (it is parsed).
@@ -252,15 +260,13 @@ export const messagesStreamDecoder: StreamDecoder<MessagesDecodeState> = {
     if (state.phase === "done" || event.data === "") return [state, []];
     const fast = readOpenDelta(state, event);
     if (fast !== undefined) return [state, fast ? [fast] : []];
-    const data = parse(event.data);
-    const type = typeof data?.type === "string" ? data.type : event.event;
-    if (!data || type === undefined) return malformed(state, "an event whose data is not a JSON object with a type");
-    return dispatch(state, type, data);
+    return stepParsed(state, event);
   },
   stepInto(state, event, out) {
+    if (state.phase === "done" || event.data === "") return state;
     // A delta goes into the list as it is read: no list or pair of its own.
     const fast = readOpenDelta(state, event);
-    if (fast === undefined) return appendDecoded(messagesStreamDecoder, state, event, out);
+    if (fast === undefined) return appendDecoded(stepParsed, state, event, out);
     if (fast) out.push(fast);
     return state;
   },

@@ -252,6 +252,6 @@ export const messagesStreamEncoder: StreamEncoder<MessagesStreamState> = {
           break;
       }
     }
-    return appendEncoded(messagesStreamEncoder, state, event, out);
+    return appendEncoded(step, state, event, out);
   },
 };

@@ -235,6 +235,6 @@ export const responsesStreamEncoder = {
         return state;
       }
     }
-    return appendEncoded(responsesStreamEncoder, state, event, out);
+    return appendEncoded(responsesStreamEncoder.step, state, event, out);
   },
 } satisfies StreamEncoder<ResponsesEncodeState>;
