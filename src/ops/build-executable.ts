@@ -13,7 +13,8 @@ import { answerInfoFlags } from "./answer-info-flags.ts";
  * Three things are not found through imports and would be missing from the binary:
  * - PGlite loads its wasm and data files next to its own module; they are embedded under the same
  *   names so the paths it computes inside the binary resolve.
- * - PGlite's thread is started from a script path (`new Worker`), so the script is an entrypoint.
+ * - PGlite's thread and the tokenizer's are started from script paths (`new Worker`), so each
+ *   script is an entrypoint.
  * - The migrations are read from a folder at run time; their text is inlined into the binary and
  *   written to a per-build directory under the temp dir on start.
  *
@@ -25,7 +26,7 @@ import { answerInfoFlags } from "./answer-info-flags.ts";
 const ROOT = resolve(import.meta.dir, "..", "..");
 const PGLITE_ASSETS = ["pglite.data", "pglite.wasm", "initdb.wasm"].map((name) => join(ROOT, "node_modules/@electric-sql/pglite/dist", name));
 const MIGRATIONS = join(ROOT, "drizzle");
-const PGLITE_WORKER = join(ROOT, "src", "db", "pglite-thread", "pglite-worker.ts");
+const WORKERS = [join(ROOT, "src", "db", "pglite-thread", "pglite-worker.ts"), join(ROOT, "src", "usage", "tokenizer-worker.ts")];
 const FOLDER_EXPRESSION = 'join(import.meta.dir, "..", "..", "drizzle")';
 
 function migrationFiles(): Record<string, string> {
@@ -76,13 +77,16 @@ export async function buildExecutable(outfile: string): Promise<void> {
     await writeDataDirTemplate(template);
     const embeds = [...PGLITE_ASSETS, template].map((path) => `import ${JSON.stringify(path)} with { type: "file" };`).join("\n");
     writeFileSync(entry, `${embeds}\nimport ${JSON.stringify(join(ROOT, "src", "main.ts"))};\n`);
-    // The PGlite thread's script is found next to the module that starts it; beside the entry, in
-    // the binary, is where that module ends up.
-    const worker = join(work, basename(PGLITE_WORKER));
-    writeFileSync(worker, `import ${JSON.stringify(PGLITE_WORKER)};\n`);
+    // A thread's script is found next to the module that starts it; beside the entry, in the
+    // binary, is where that module ends up.
+    const workers = WORKERS.map((script) => {
+      const worker = join(work, basename(script));
+      writeFileSync(worker, `import ${JSON.stringify(script)};\n`);
+      return worker;
+    });
     mkdirSync(dirname(resolve(outfile)), { recursive: true });
     const result = await Bun.build({
-      entrypoints: [entry, worker],
+      entrypoints: [entry, ...workers],
       compile: { outfile: resolve(outfile) },
       target: "bun",
       minify: true,

@@ -1,14 +1,9 @@
+import { estimateTextTokens } from "../canonical/estimate-text-tokens.ts";
 import type { CountTokensRequest } from "../wire/messages/schema.ts";
+import { createTokenizerThread, type TokenizerThread } from "./create-tokenizer-thread.ts";
 
-type CountTokens = (text: string) => number;
-
-let tokenizer: Promise<CountTokens> | undefined;
-
-/** The o200k_base BPE tables take a while to load, so they are loaded on first use only. */
-function loadTokenizer(): Promise<CountTokens> {
-  tokenizer ??= import("gpt-tokenizer/encoding/o200k_base").then((module) => module.countTokens);
-  return tokenizer;
-}
+/** One thread for the process, started by the first count (see createTokenizerThread). */
+const sharedTokenizer = createTokenizerThread();
 
 /** Framing the models add around each turn, and a flat guess for an image or document block. */
 const MESSAGE_OVERHEAD = 3;
@@ -41,17 +36,25 @@ function collect(value: unknown, texts: string[]): number {
   }
 }
 
+/** The texts' tokens by the quick count, for when the tokenizer's thread could not count them. */
+function estimateTexts(texts: readonly string[]): number {
+  let tokens = 0;
+  for (const text of texts) tokens += estimateTextTokens(text);
+  return tokens;
+}
+
 /**
- * A local count of a Messages request's input tokens with a maintained BPE tokenizer (o200k_base),
- * used when no upstream can count: system, every message's text, tool calls and results, and the
- * tool definitions. Other models' tokenizers differ, which is why the answer is flagged `estimated`.
+ * A local count of a Messages request's input tokens with a maintained BPE tokenizer (o200k_base,
+ * on a thread of its own), used when no upstream can count: system, every message's text, tool
+ * calls and results, and the tool definitions. Should that thread fail, the quick count
+ * (`estimateTextTokens`) stands in. Other models' tokenizers differ, which is why the answer is
+ * flagged `estimated`.
  */
-export async function estimateTokenCount(request: CountTokensRequest): Promise<number> {
-  const countTokens = await loadTokenizer();
+export async function estimateTokenCount(request: CountTokensRequest, tokenizer: TokenizerThread = sharedTokenizer): Promise<number> {
   const texts: string[] = [];
   let tokens = collect(request.system ?? "", texts);
   for (const message of request.messages) tokens += MESSAGE_OVERHEAD + collect(message.content, texts);
   if (request.tools && request.tools.length > 0) texts.push(JSON.stringify(request.tools));
-  for (const text of texts) if (text.length > 0) tokens += countTokens(text);
+  tokens += await tokenizer.count(texts).catch(() => estimateTexts(texts));
   return Math.max(1, tokens);
 }

@@ -46,6 +46,8 @@ const REQUESTS: ReadonlyArray<readonly [string, Record<string, unknown>, string]
   ["/v1/messages", { model: "fast", max_tokens: 64, messages: [{ role: "user", content: "hello" }] }, '"type":"message"'],
   ["/v1/chat/completions", { model: "normal", stream: true, messages: [{ role: "user", content: "hello" }] }, "data: [DONE]"],
   ["/v1/responses", { model: "smart", input: "hello" }, '"object":"response"'],
+  // The fast tier's model speaks Chat only: the count is the local tokenizer's, on its own thread.
+  ["/v1/messages/count_tokens", { model: "fast", messages: [{ role: "user", content: "Hello, Routelane" }] }, '{"input_tokens":8,"estimated":true}'],
 ];
 
 async function smoke(databaseUrl: string | undefined): Promise<void> {
