@@ -1,28 +1,118 @@
-import { dropOldest, trimmedSize } from "../canonical/drop-oldest.ts";
+import { trimmedSize } from "../canonical/drop-oldest.ts";
+import type { Effort } from "../canonical/effort.ts";
 import type { ConversationPin, PinStore } from "./pin-store.ts";
 
-/** The in-process pin map: bounded, least recently used out first, entries expire after their TTL. */
+/** Slots a new store has room for; the room doubles as pins come, up to `maxPins`. */
+const FIRST_CAPACITY = 1024;
+/** `foreignTurns` when a pin has none. */
+const NO_FOREIGN_TURNS = 0;
+
+/**
+ * The in-process pin map: bounded, least recently used out first, entries expire after their TTL.
+ *
+ * A pin is kept as numbers in a slot (its model, class and effort as indexes into a table of the
+ * names seen, its steps, foreign turns and expiry), so the store's only objects are its keys (and
+ * a pin's `seen` when it has one): the collector marks every object the heap holds at each full
+ * collection. Held as objects (an entry, the pin, its escalation), 100,000 pins were about 270,000
+ * objects more to mark: under the bench's soak (every request a new conversation) a full
+ * collection took 37-52 ms with the store full against 24 ms with 1,000 pins, and the process
+ * held 490 MB against 400 MB. `get` builds the pin it returns, as the Redis store parses one.
+ */
 export function createMemoryPinStore(maxPins: number, now: () => number = Date.now): PinStore {
-  const pins = new Map<string, { pin: ConversationPin; expiresAt: number }>();
+  /** Each pin's slot, in recency order (least recently used first). */
+  const slots = new Map<string, number>();
+  const names: string[] = [];
+  const nameIndex = new Map<string, number>();
+  let capacity = Math.min(maxPins, FIRST_CAPACITY);
+  let model = new Uint32Array(capacity);
+  let taskClass = new Uint32Array(capacity);
+  let baseEffort = new Uint32Array(capacity);
+  let steps = new Float64Array(capacity);
+  let foreignTurns = new Float64Array(capacity);
+  let expiresAt = new Float64Array(capacity);
+  let seen: string[] = new Array<string>(capacity).fill("");
+  /** Slots given back (evicted, expired), taken before new ones. */
+  const free: number[] = [];
+  let used = 0;
+
+  function nameOf(name: string): number {
+    let index = nameIndex.get(name);
+    if (index === undefined) {
+      index = names.push(name) - 1;
+      nameIndex.set(name, index);
+    }
+    return index;
+  }
+
+  function grown<T extends Uint32Array | Float64Array>(array: T, size: number): T {
+    const next = new (array.constructor as new (size: number) => T)(size);
+    next.set(array);
+    return next;
+  }
+
+  function newSlot(): number {
+    const reused = free.pop();
+    if (reused !== undefined) return reused;
+    if (used === capacity) {
+      capacity = Math.min(maxPins + 1, capacity * 2);
+      [model, taskClass, baseEffort] = [grown(model, capacity), grown(taskClass, capacity), grown(baseEffort, capacity)];
+      [steps, foreignTurns, expiresAt] = [grown(steps, capacity), grown(foreignTurns, capacity), grown(expiresAt, capacity)];
+      seen = seen.concat(new Array<string>(capacity - seen.length).fill(""));
+    }
+    return used++;
+  }
+
+  function release(key: string, slot: number): void {
+    slots.delete(key);
+    seen[slot] = "";
+    free.push(slot);
+  }
+
   return {
     kind: "memory",
     get(key, ttlMs) {
-      const entry = pins.get(key);
-      if (!entry) return null;
-      pins.delete(key);
+      const slot = slots.get(key);
+      if (slot === undefined) return null;
       const at = now();
-      if (entry.expiresAt <= at) return null;
-      if (ttlMs !== undefined) entry.expiresAt = at + ttlMs;
-      pins.set(key, entry);
-      return entry.pin;
+      if (expiresAt[slot]! <= at) {
+        release(key, slot);
+        return null;
+      }
+      if (ttlMs !== undefined) expiresAt[slot] = at + ttlMs;
+      // Moved last: most recently used.
+      slots.delete(key);
+      slots.set(key, slot);
+      const pin: ConversationPin = {
+        model: names[model[slot]!]!,
+        taskClass: names[taskClass[slot]!]!,
+        baseEffort: names[baseEffort[slot]!]! as Effort,
+        escalation: { steps: steps[slot]!, seen: seen[slot]! },
+      };
+      const foreign = foreignTurns[slot]!;
+      return foreign === NO_FOREIGN_TURNS ? pin : { ...pin, foreignTurns: foreign };
     },
     set(key, pin, ttlMs) {
-      pins.delete(key);
-      pins.set(key, { pin, expiresAt: now() + ttlMs });
-      if (pins.size > maxPins) dropOldest(pins, trimmedSize(maxPins));
+      let slot = slots.get(key);
+      if (slot === undefined) slot = newSlot();
+      else slots.delete(key);
+      slots.set(key, slot);
+      model[slot] = nameOf(pin.model);
+      taskClass[slot] = nameOf(pin.taskClass);
+      baseEffort[slot] = nameOf(pin.baseEffort);
+      steps[slot] = pin.escalation.steps;
+      seen[slot] = pin.escalation.seen;
+      foreignTurns[slot] = pin.foreignTurns ?? NO_FOREIGN_TURNS;
+      expiresAt[slot] = now() + ttlMs;
+      if (slots.size <= maxPins) return;
+      // A fraction at once (see dropOldest): the oldest entries, in one walk.
+      const keep = trimmedSize(maxPins);
+      for (const [oldKey, oldSlot] of slots) {
+        release(oldKey, oldSlot);
+        if (slots.size <= keep) return;
+      }
     },
     async close() {
-      pins.clear();
+      slots.clear();
     },
   };
 }

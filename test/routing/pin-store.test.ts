@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
+import { heapStats } from "bun:jsc";
+import { EFFORTS } from "../../src/canonical/effort.ts";
 import { createMemoryPinStore } from "../../src/routing/create-memory-pin-store.ts";
 import { createRedisPinStore } from "../../src/routing/create-redis-pin-store.ts";
 import { createRedisLink, type RedisStateChange } from "../../src/redis/create-redis-link.ts";
@@ -33,6 +35,54 @@ describe("memory pin store", () => {
     expect([store.get("a"), store.get("b")]).toEqual([pin, null]);
     now = 190;
     expect(store.get("a")).toBeNull();
+  });
+
+  /** The i-th of many pins, each field varied on its own, `seen` and `foreignTurns` only on some. */
+  const pinNumber = (i: number): ConversationPin => ({
+    model: `model-${i % 7}`,
+    taskClass: `class-${i % 5}`,
+    baseEffort: EFFORTS[i % EFFORTS.length]!,
+    escalation: { steps: i % 4, seen: i % 3 === 0 ? `seen-${i}` : "" },
+    ...(i % 2 === 0 ? { foreignTurns: i % 9 } : {}),
+  });
+  const expected = (i: number): ConversationPin => {
+    const { foreignTurns, ...rest } = pinNumber(i);
+    return foreignTurns ? { ...rest, foreignTurns } : rest;
+  };
+
+  test("each pin reads back as it was set, as the store grows past its first room and reuses the slots of pins it let go", () => {
+    let now = 0;
+    const store = createMemoryPinStore(3000, () => now);
+    for (let i = 0; i < 3000; i++) store.set(`k${i}`, pinNumber(i), 1000);
+    for (let i = 0; i < 3000; i++) expect(store.get(`k${i}`)).toEqual(expected(i));
+    // Past the bound the least recently used go, an eighth at once (3001 down to 2625); their
+    // slots take the pins that come next.
+    for (let i = 3000; i < 3376; i++) store.set(`k${i}`, pinNumber(i), 1000);
+    expect(store.get("k0")).toBeNull();
+    expect(store.get("k375")).toBeNull();
+    for (let i = 376; i < 3376; i++) expect(store.get(`k${i}`)).toEqual(expected(i));
+    // An expired pin's slot is given back too.
+    now = 1000;
+    expect(store.get("k400")).toBeNull();
+    now = 0;
+    store.set("new", pinNumber(2), 1000);
+    expect([store.get("k400"), store.get("new"), store.get("k401")]).toEqual([null, expected(2), expected(401)]);
+  });
+
+  test("holds a pin as numbers, not as objects for the collector to mark", () => {
+    const count = 20_000;
+    const keys = Array.from({ length: count }, (_, i) => `conversation-${i}`);
+    const store = createMemoryPinStore(count);
+    const objects = (): number => {
+      Bun.gc(true);
+      return heapStats().objectCount;
+    };
+    const before = objects();
+    // Fresh objects each time, as each answer's pin is: held as they came, three or four a pin stayed.
+    for (let i = 0; i < count; i++) store.set(keys[i]!, { model: "sim-normal", taskClass: "coding", baseEffort: "medium", escalation: { steps: 1, seen: "" } }, 60_000);
+    const added = objects() - before;
+    expect(store.get(keys[0]!)).toEqual({ model: "sim-normal", taskClass: "coding", baseEffort: "medium", escalation: { steps: 1, seen: "" } });
+    expect(added).toBeLessThan(count / 10);
   });
 });
 
