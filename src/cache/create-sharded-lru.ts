@@ -18,16 +18,14 @@ export interface ShardedLru<V> {
   clear(): void;
 }
 
-interface Entry<V> {
-  readonly value: V;
-  readonly bytes: number;
-  readonly expiresAt: number;
-}
-
-interface Shard<V> {
-  readonly map: Map<string, Entry<V>>;
+interface Shard {
+  /** Each entry's slot, in recency order (least recently used first). */
+  readonly map: Map<string, number>;
   bytes: number;
 }
+
+/** Slots a new LRU has room for; the room doubles as entries come. */
+const FIRST_CAPACITY = 256;
 
 /** Cheap, stable spread of keys over shards: the last characters of a key are its hash in practice. */
 function shardIndex(key: string, mask: number): number {
@@ -47,33 +45,58 @@ export function createShardedLru<V>(options: ShardedLruOptions): ShardedLru<V> {
   const mask = count - 1;
   const shardBudget = Math.floor(options.maxBytes / count);
   const now = options.now ?? Date.now;
-  const shards: Shard<V>[] = Array.from({ length: count }, () => ({ map: new Map(), bytes: 0 }));
+  const shards: Shard[] = Array.from({ length: count }, () => ({ map: new Map(), bytes: 0 }));
   let totalBytes = 0;
+  // An entry is a slot: its value, its measure and its expiry side by side in arrays, not an object
+  // of its own for each (a full 64 MB response cache held some 70,000, each one more for every
+  // full collection to mark).
+  let values: (V | undefined)[] = [];
+  let sizes = new Float64Array(FIRST_CAPACITY);
+  let expiries = new Float64Array(FIRST_CAPACITY);
+  const free: number[] = [];
 
-  function remove(shard: Shard<V>, key: string, entry: Entry<V>): void {
+  function newSlot(): number {
+    const reused = free.pop();
+    if (reused !== undefined) return reused;
+    const slot = values.length;
+    if (slot === sizes.length) {
+      const grownSizes = new Float64Array(slot * 2);
+      grownSizes.set(sizes);
+      sizes = grownSizes;
+      const grownExpiries = new Float64Array(slot * 2);
+      grownExpiries.set(expiries);
+      expiries = grownExpiries;
+    }
+    values.push(undefined);
+    return slot;
+  }
+
+  function remove(shard: Shard, key: string, slot: number): void {
     shard.map.delete(key);
-    shard.bytes -= entry.bytes;
-    totalBytes -= entry.bytes;
+    shard.bytes -= sizes[slot]!;
+    totalBytes -= sizes[slot]!;
+    values[slot] = undefined;
+    free.push(slot);
   }
 
   return {
     get(key) {
       const shard = shards[shardIndex(key, mask)]!;
-      const entry = shard.map.get(key);
-      if (!entry) return undefined;
-      if (entry.expiresAt <= now()) {
-        remove(shard, key, entry);
+      const slot = shard.map.get(key);
+      if (slot === undefined) return undefined;
+      if (expiries[slot]! <= now()) {
+        remove(shard, key, slot);
         return undefined;
       }
       // Re-insert to mark it most recently used.
       shard.map.delete(key);
-      shard.map.set(key, entry);
-      return entry.value;
+      shard.map.set(key, slot);
+      return values[slot];
     },
     set(key, value, bytes, expiresAt) {
       const shard = shards[shardIndex(key, mask)]!;
       const existing = shard.map.get(key);
-      if (existing) remove(shard, key, existing);
+      if (existing !== undefined) remove(shard, key, existing);
       if (bytes > shardBudget) return;
       const at = now();
       const expiry = expiresAt ?? at + options.ttlMs;
@@ -83,19 +106,23 @@ export function createShardedLru<V>(options: ShardedLruOptions): ShardedLru<V> {
         // what earlier passes deleted, so passes must be rare. One entry a pass made a full cache
         // cost more with each set (200-byte entries in 64 MB: up to 30 µs a set).
         const target = shardBudget - Math.floor(shardBudget / 8);
-        for (const [oldKey, oldEntry] of shard.map) {
+        for (const [oldKey, oldSlot] of shard.map) {
           if (shard.bytes + bytes <= target) break;
-          remove(shard, oldKey, oldEntry);
+          remove(shard, oldKey, oldSlot);
         }
       }
-      shard.map.set(key, { value, bytes, expiresAt: expiry });
+      const slot = newSlot();
+      values[slot] = value;
+      sizes[slot] = bytes;
+      expiries[slot] = expiry;
+      shard.map.set(key, slot);
       shard.bytes += bytes;
       totalBytes += bytes;
     },
     delete(key) {
       const shard = shards[shardIndex(key, mask)]!;
-      const entry = shard.map.get(key);
-      if (entry) remove(shard, key, entry);
+      const slot = shard.map.get(key);
+      if (slot !== undefined) remove(shard, key, slot);
     },
     get bytes() {
       return totalBytes;
@@ -109,6 +136,8 @@ export function createShardedLru<V>(options: ShardedLruOptions): ShardedLru<V> {
         shard.bytes = 0;
       }
       totalBytes = 0;
+      values = [];
+      free.length = 0;
     },
   };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { heapStats } from "bun:jsc";
 import { createShardedLru } from "../../src/cache/create-sharded-lru.ts";
 
 function clock(start = 1_000_000) {
@@ -70,5 +71,27 @@ describe("sharded LRU", () => {
     expect(lru.size).toBeGreaterThan(100);
     lru.clear();
     expect(lru.size).toBe(0);
+  });
+
+  test("an entry is no object of its own for the collector to mark, and its slot serves the next", () => {
+    const count = 20_000;
+    const keys = Array.from({ length: count }, (_, i) => `entry-${i}`);
+    // Hashed once before counting: a key made by concatenation is flattened at its first use as a
+    // map key, and the pieces that frees would hide what the store adds.
+    new Set(keys);
+    const lru = createShardedLru<string>({ maxBytes: 1_000_000_000, ttlMs: 60_000 });
+    const objects = (): number => {
+      Bun.gc(true);
+      return heapStats().objectCount;
+    };
+    const before = objects();
+    for (const key of keys) lru.set(key, "the answer", 100);
+    // One object an entry (its value, size and expiry) made 20,000 more.
+    expect(objects() - before).toBeLessThan(count / 10);
+    for (const key of keys.slice(0, 100)) lru.delete(key);
+    lru.set("after", "a later answer", 100);
+    lru.set(keys[100]!, "replaced", 50);
+    expect([lru.get("after"), lru.get(keys[100]!), lru.get(keys[101]!), lru.get(keys[0]!)]).toEqual(["a later answer", "replaced", "the answer", undefined]);
+    expect([lru.size, lru.bytes]).toEqual([count - 100 + 1, (count - 100) * 100 + 50]);
   });
 });
