@@ -31,7 +31,7 @@ interface Running {
  * (`/v1/messages/count_tokens` on a Chat-only model); its tables take about 0.3 s to load and hold
  * 45-65 MB, which go with the thread. On the serving thread they stayed for the process's life (the
  * gateway under load peaked 40-50 MB higher after one such count) and a count of a 1 MB
- * conversation stalled every request in flight for 30-60 ms. The thread keeps the process alive
+ * conversation stalled every request in flight for 27-42 ms. The thread keeps the process alive
  * only while a count is waiting.
  */
 export function createTokenizerThread(options: TokenizerThreadOptions = {}): TokenizerThread {
