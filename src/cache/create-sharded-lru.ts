@@ -1,3 +1,5 @@
+import { grownArray } from "../canonical/grown-array.ts";
+
 export interface ShardedLruOptions {
   /** Total budget over all shards; each shard gets an equal part. */
   readonly maxBytes: number;
@@ -60,12 +62,8 @@ export function createShardedLru<V>(options: ShardedLruOptions): ShardedLru<V> {
     if (reused !== undefined) return reused;
     const slot = values.length;
     if (slot === sizes.length) {
-      const grownSizes = new Float64Array(slot * 2);
-      grownSizes.set(sizes);
-      sizes = grownSizes;
-      const grownExpiries = new Float64Array(slot * 2);
-      grownExpiries.set(expiries);
-      expiries = grownExpiries;
+      sizes = grownArray(sizes, slot * 2);
+      expiries = grownArray(expiries, slot * 2);
     }
     values.push(undefined);
     return slot;

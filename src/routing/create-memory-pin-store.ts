@@ -1,5 +1,6 @@
 import { trimmedSize } from "../canonical/drop-oldest.ts";
 import type { Effort } from "../canonical/effort.ts";
+import { grownArray } from "../canonical/grown-array.ts";
 import type { ConversationPin, PinStore } from "./pin-store.ts";
 
 /** Slots a new store has room for; the room doubles as pins come, up to `maxPins`. */
@@ -23,7 +24,7 @@ export function createMemoryPinStore(maxPins: number, now: () => number = Date.n
   const slots = new Map<string, number>();
   const names: string[] = [];
   const nameIndex = new Map<string, number>();
-  let capacity = Math.min(maxPins, FIRST_CAPACITY);
+  const capacity = Math.min(maxPins, FIRST_CAPACITY);
   let model = new Uint32Array(capacity);
   let taskClass = new Uint32Array(capacity);
   let baseEffort = new Uint32Array(capacity);
@@ -44,20 +45,15 @@ export function createMemoryPinStore(maxPins: number, now: () => number = Date.n
     return index;
   }
 
-  function grown<T extends Uint32Array | Float64Array>(array: T, size: number): T {
-    const next = new (array.constructor as new (size: number) => T)(size);
-    next.set(array);
-    return next;
-  }
-
   function newSlot(): number {
     const reused = free.pop();
     if (reused !== undefined) return reused;
-    if (used === capacity) {
-      capacity = Math.min(maxPins + 1, capacity * 2);
-      [model, taskClass, baseEffort] = [grown(model, capacity), grown(taskClass, capacity), grown(baseEffort, capacity)];
-      [steps, foreignTurns, expiresAt] = [grown(steps, capacity), grown(foreignTurns, capacity), grown(expiresAt, capacity)];
-      seen = seen.concat(new Array<string>(capacity - seen.length).fill(""));
+    if (used === seen.length) {
+      // Room for one past the bound: a set adds its pin before the store is trimmed.
+      const room = Math.min(maxPins + 1, used * 2);
+      [model, taskClass, baseEffort] = [grownArray(model, room), grownArray(taskClass, room), grownArray(baseEffort, room)];
+      [steps, foreignTurns, expiresAt] = [grownArray(steps, room), grownArray(foreignTurns, room), grownArray(expiresAt, room)];
+      seen = seen.concat(new Array<string>(room - used).fill(""));
     }
     return used++;
   }
