@@ -54,7 +54,8 @@ const inlineMigrations: BunPlugin = {
   return dir;
 })()`;
       const prelude = 'import { mkdirSync as __ops_mkdir, writeFileSync as __ops_write } from "node:fs";\nimport { tmpdir as __ops_tmpdir } from "node:os";\n';
-      return { contents: prelude + source.replace(FOLDER_EXPRESSION, writer), loader: "ts" };
+      // A function, not the text itself: in a replacement string `$$` means `$`, and a migration has them.
+      return { contents: prelude + source.replace(FOLDER_EXPRESSION, () => writer), loader: "ts" };
     });
   },
 };

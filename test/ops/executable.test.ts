@@ -50,8 +50,18 @@ const REQUESTS: ReadonlyArray<readonly [string, Record<string, unknown>, string]
   ["/v1/messages/count_tokens", { model: "fast", messages: [{ role: "user", content: "Hello, Routelane" }] }, '{"input_tokens":8,"estimated":true}'],
 ];
 
+/** The migrations as the executable unpacked them into `temp`, by their names in drizzle/. */
+function unpackedMigrations(temp: string): Record<string, string> {
+  const [dir, ...others] = readdirSync(temp).filter((name) => name.startsWith("routelane-migrations-"));
+  expect(others).toEqual([]);
+  const files: Record<string, string> = {};
+  for (const name of [...readdirSync(join(temp, dir!)).filter((n) => n.endsWith(".sql")), "meta/_journal.json"]) files[name] = readFileSync(join(temp, dir!, name), "utf8");
+  return files;
+}
+
 async function smoke(databaseUrl: string | undefined): Promise<void> {
   const dataDir = mkdtempSync(join(work, "data-"));
+  const temp = mkdtempSync(join(work, "tmp-"));
   const { child, url, key } = await startBinary({
     PORT: "0",
     ROUTELANE_DATA_DIR: dataDir,
@@ -59,11 +69,17 @@ async function smoke(databaseUrl: string | undefined): Promise<void> {
     ROUTELANE_CONFIG: undefined,
     ROUTELANE_LOG_LEVEL: "warn",
     ROUTELANE_ADMIN_TOKEN: "executable-admin-token-0123",
+    TMPDIR: temp,
   });
   try {
     const ready = await fetch(`${url}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: "ready" });
+    // Byte for byte: inlined through String#replace, a migration's `$$` once came out as `$`.
+    const migrations = join(import.meta.dir, "..", "..", "drizzle");
+    const expected: Record<string, string> = { "meta/_journal.json": readFileSync(join(migrations, "meta", "_journal.json"), "utf8") };
+    for (const name of readdirSync(migrations).filter((n) => n.endsWith(".sql"))) expected[name] = readFileSync(join(migrations, name), "utf8");
+    expect(unpackedMigrations(temp)).toEqual(expected);
     for (const [path, body, marker] of REQUESTS) {
       const res = await fetch(`${url}${path}`, {
         method: "POST",
@@ -117,7 +133,8 @@ describe("bun run build: the single executable", () => {
     "creates a new PGlite data dir from the template it embeds: its first start stays well under 1 GB",
     async () => {
       const dataDir = mkdtempSync(join(work, "data-"));
-      const { child } = await startBinary({ PORT: "0", ROUTELANE_DATA_DIR: dataDir, DATABASE_URL: undefined, ROUTELANE_CONFIG: undefined, ROUTELANE_LOG_LEVEL: "warn" });
+      const temp = mkdtempSync(join(work, "tmp-"));
+      const { child } = await startBinary({ PORT: "0", ROUTELANE_DATA_DIR: dataDir, DATABASE_URL: undefined, ROUTELANE_CONFIG: undefined, ROUTELANE_LOG_LEVEL: "warn", TMPDIR: temp });
       try {
         // Built without the template (initdb on first start) the peak was 1.11 GB, more than
         // fly.toml's 1 GB machine; from the template 0.50 GB. The process has listened and seeded
