@@ -1,6 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Plan } from "../canonical/plans.ts";
 import type { Database } from "../db/client.ts";
+import { monthDate } from "../db/month-date.ts";
 import { effectiveLimits } from "./account-view.ts";
 import type { AccountRow } from "../db/schema/index.ts";
 
@@ -50,8 +51,8 @@ export function decodeAccountCursor(cursor: string): { createdAtUs: string; id: 
 const iso = (value: unknown): string | null => (value === null || value === undefined ? null : new Date(value as string).toISOString());
 
 /**
- * A page of accounts, newest first, with each one's keys, last use and this month's usage. The
- * month is summed per account of the page through the (account, time) index.
+ * A page of accounts, newest first, with each one's keys, last use and this month's usage, read
+ * from the monthly sums (a few rows per account, however many requests it made).
  */
 export async function listAccounts(database: Database, query: AccountListQuery): Promise<AccountPage> {
   const conditions: SQL[] = [sql`true`];
@@ -72,9 +73,8 @@ export async function listAccounts(database: Database, query: AccountListQuery):
       from api_keys where account_id = a.id
     ) k on true
     left join lateral (
-      select coalesce(sum(input_tokens + output_tokens) filter (where not cache_hit and endpoint <> 'count_tokens'), 0) as tokens,
-        count(*) as requests, coalesce(sum(cost_usd), 0) as cost_usd
-      from usage_records where account_id = a.id and created_at >= ${query.monthStart.toISOString()}
+      select coalesce(sum(billed_tokens), 0) as tokens, coalesce(sum(requests), 0) as requests, coalesce(sum(cost_usd), 0) as cost_usd
+      from usage_monthly where account_id = a.id and month = ${monthDate(query.monthStart)}
     ) u on true
     where ${sql.join(conditions, sql` and `)}
     order by floor(extract(epoch from a.created_at) * 1000000)::bigint desc, a.id desc

@@ -37,7 +37,7 @@ describe("database", () => {
   });
 
   test("migrations create every table, and applying them again changes nothing", async () => {
-    expect(await tableNames(t.database)).toEqual(["accounts", "admin_audit", "api_keys", "console_sessions", "routing_decisions", "smartplus_conversations", "smartplus_job_tokens", "smartplus_jobs", "usage_records"]);
+    expect(await tableNames(t.database)).toEqual(["accounts", "admin_audit", "api_keys", "console_sessions", "routing_decisions", "smartplus_conversations", "smartplus_job_tokens", "smartplus_jobs", "usage_monthly", "usage_records"]);
     await Promise.all([migrateDatabase(t.database), migrateDatabase(t.database)]);
     const applied = await t.database.rows<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
     expect(applied[0]?.n).toBe(await migrationCount());
@@ -114,7 +114,7 @@ describe.skipIf(!onPostgres)("postgres only", () => {
     const b = await openDatabase({ databaseUrl: url.toString(), dataDir: "memory://" });
     try {
       await Promise.all([migrateDatabase(a), migrateDatabase(b)]);
-      expect(await tableNames(b)).toEqual(["accounts", "admin_audit", "api_keys", "console_sessions", "routing_decisions", "smartplus_conversations", "smartplus_job_tokens", "smartplus_jobs", "usage_records"]);
+      expect(await tableNames(b)).toEqual(["accounts", "admin_audit", "api_keys", "console_sessions", "routing_decisions", "smartplus_conversations", "smartplus_job_tokens", "smartplus_jobs", "usage_monthly", "usage_records"]);
       const applied = await a.rows<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
       // Each migration once, however many handles raced to apply it.
       expect(applied[0]?.n).toBe(await migrationCount());

@@ -34,13 +34,16 @@ function migratedPglite(): Promise<Blob> {
 
 /**
  * With DATABASE_URL set: a new, uniquely named database on that server, migrated, dropped on close.
- * Otherwise: an in-memory PGlite, migrated. One per test file.
+ * Otherwise: an in-memory PGlite, migrated. One per test file. With `migrationsFolder`, only that
+ * folder's migrations are applied (a test of a later migration's upgrade).
  */
-export async function openTestDatabase(): Promise<TestDatabase> {
+export async function openTestDatabase(options: { readonly migrationsFolder?: string } = {}): Promise<TestDatabase> {
   const serverUrl = process.env.DATABASE_URL;
+  const migrate = (database: Database) => migrateDatabase(database, options.migrationsFolder);
   if (!serverUrl) {
-    const database = await openDatabase({ dataDir: MEMORY_DATA_DIR, initialData: await migratedPglite() });
-    await migrateDatabase(database);
+    const initialData = options.migrationsFolder === undefined ? await migratedPglite() : undefined;
+    const database = await openDatabase({ dataDir: MEMORY_DATA_DIR, initialData });
+    await migrate(database);
     return { database, databaseUrl: undefined, close: () => database.close() };
   }
 
@@ -54,7 +57,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   let database: Database;
   try {
     database = await openDatabase({ databaseUrl, dataDir: MEMORY_DATA_DIR });
-    await migrateDatabase(database);
+    await migrate(database);
   } catch (err) {
     await dropDatabase(admin, name);
     await admin.end();

@@ -1,4 +1,4 @@
-import { bigint, boolean, doublePrecision, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, boolean, date, doublePrecision, index, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 
 /**
  * One row per answered request, keyed by its request id, so that a batch retried after a database
@@ -47,3 +47,26 @@ export const usageRecords = pgTable(
 
 export type UsageRecordRow = typeof usageRecords.$inferSelect;
 export type NewUsageRecord = typeof usageRecords.$inferInsert;
+
+/**
+ * The usage rows summed per account, UTC month and key, kept by a statement trigger on
+ * `usage_records` (migration 0009) so that every way rows arrive (the JSON insert, PGlite's COPY,
+ * its staging table, a retried batch that inserts nothing) counts each stored row once. The limiter
+ * reads an account's month from here at start: summing the rows themselves took seconds once an
+ * account had millions of them, and every first request of that account waited for it.
+ * `key_id` is '' for rows without a key (a primary key column cannot be null).
+ */
+export const usageMonthly = pgTable(
+  "usage_monthly",
+  {
+    accountId: text("account_id").notNull(),
+    /** The first day of the UTC month. */
+    month: date("month", { mode: "string" }).notNull(),
+    keyId: text("key_id").notNull().default(""),
+    /** Input (cached included) plus output tokens of the rows the plan's token limit counts: no cache hits, no token counts. */
+    billedTokens: bigint("billed_tokens", { mode: "number" }).notNull().default(0),
+    costUsd: doublePrecision("cost_usd").notNull().default(0),
+    requests: bigint("requests", { mode: "number" }).notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.accountId, table.month, table.keyId] })],
+);
