@@ -12,15 +12,20 @@ export interface CachedAnswer {
   readonly storedAt: number;
 }
 
-/** A raw answer held in L1 as it came, until its first hit decodes it. */
-export interface RawEntry {
+/** A raw answer with what was sent beside it, as L1 and L2 keep it until its first hit decodes it. */
+interface RawEntry {
   readonly raw: RawAnswer;
   readonly headers: CachedAnswer["headers"];
   readonly storedAt: number;
 }
 
-/** What L1 holds: a decoded answer as JSON text, or a raw one not asked for yet. */
-export type StoredEntry = string | RawEntry;
+/**
+ * What L1 holds: a decoded answer as JSON text, or a raw one not asked for yet in the bytes L2 keeps
+ * (see serialiseRaw). One array, not the answer's own objects: a raw answer came as an entry, its
+ * headers, a list of chunks and a view and buffer for each, and under new conversations (every
+ * answer stored, few asked for again) a full 64 MB L1 was most of the heap's objects.
+ */
+export type StoredEntry = string | Uint8Array;
 
 export interface ResponseCacheOptions {
   /** L1, sized in bytes. */
@@ -48,41 +53,50 @@ export interface ResponseCache {
 /** Stop reasons of answers that are whole and final; a paused or filtered turn is not replayed. */
 const STORABLE = new Set(["end_turn", "max_tokens", "stop_sequence", "tool_use", "refusal"]);
 
-/** In L2, a raw answer is this mark, its JSON header line, then its bytes as they were sent. */
+/** In L1 and L2, a raw answer is this mark, its JSON header line, then its bytes as they were sent. */
 const RAW_MARK = "\u0001";
+const NEWLINE = 0x0a;
 /**
  * What an L1 entry costs beyond its bytes and its key's characters: the objects around them (the
- * entry, its headers, the LRU's record and map slot, the key; a raw answer's array, view and
- * buffer besides). Measured with the collector's heap statistics over L1s filled with the
- * simulated upstream's answers: about 170 bytes a decoded answer's text and 565-610 a raw
- * answer's bytes took beyond what they count. At 256 for raw answers and nothing for texts, a
- * full 64 MB L1 held 78 MB of heap under the bench's soak.
+ * key and its map slot, the LRU's slot; a raw answer's array). Measured with the collector's heap
+ * statistics over L1s filled with the simulated upstream's answers
+ * (test/cache/response-cache-memory.test.ts).
  */
 const TEXT_OVERHEAD_BYTES = 176;
-const RAW_OVERHEAD_BYTES = 608;
+const RAW_OVERHEAD_BYTES = 384;
 
 type RawHeader = Omit<RawEntry, "raw"> & Pick<RawAnswer, "kind" | "api" | "usage">;
 
 /**
  * Escaping a whole stream into a JSON string would cost what keeping it raw saves: the bytes follow
- * the header as they are, and go to Redis as bytes (never decoded into a string and encoded back).
+ * the header as they are, in one array of their own (never decoded into a string and encoded back),
+ * which is also what goes to Redis.
  */
-function serialiseRaw(entry: RawEntry): Buffer {
-  const { raw, headers, storedAt } = entry;
+function serialiseRaw(raw: RawAnswer, headers: CachedAnswer["headers"], storedAt: number): Uint8Array {
   const header: RawHeader = { kind: raw.kind, api: raw.api, ...(raw.usage ? { usage: raw.usage } : {}), headers, storedAt };
-  return Buffer.concat([Buffer.from(`${RAW_MARK}${JSON.stringify(header)}\n`), ...raw.bytes]);
+  const head = Buffer.from(`${RAW_MARK}${JSON.stringify(header)}\n`);
+  let length = head.byteLength;
+  for (const chunk of raw.bytes) length += chunk.byteLength;
+  const out = new Uint8Array(length);
+  out.set(head);
+  let at = head.byteLength;
+  for (const chunk of raw.bytes) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
 }
 
-function parseRaw(text: string): RawEntry | null {
-  const newline = text.indexOf("\n");
-  const header = newline > 0 ? parseJson<RawHeader>(text.slice(RAW_MARK.length, newline)) : null;
+/** The entry in `serialiseRaw`'s bytes (its answer a view of them), or null when they are not one. */
+function parseRaw(bytes: Uint8Array): RawEntry | null {
+  const newline = bytes.indexOf(NEWLINE);
+  const header = newline > 0 ? parseJson<RawHeader>(Buffer.from(bytes.buffer, bytes.byteOffset + 1, newline - 1).toString()) : null;
   if (!header) return null;
   const { kind, api, usage, headers, storedAt } = header;
-  return { raw: { kind, api, bytes: [Buffer.from(text.slice(newline + 1))], ...(usage ? { usage } : {}) }, headers, storedAt };
+  return { raw: { kind, api, bytes: [bytes.subarray(newline + 1)], ...(usage ? { usage } : {}) }, headers, storedAt };
 }
 
 const isRaw = (answer: CanonicalResponse | RawAnswer): answer is RawAnswer => "kind" in answer && "bytes" in answer;
-const rawBytes = (raw: RawAnswer): number => raw.bytes.reduce((sum, chunk) => sum + chunk.byteLength, RAW_OVERHEAD_BYTES);
 
 function parseJson<T>(text: string): T | null {
   try {
@@ -109,10 +123,11 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
    * An entry as an answer. A raw one is decoded now, once: L1 then keeps the decoded form, and one
    * that turns out not to be a complete, replayable answer is dropped.
    */
-  function read(key: string, entry: StoredEntry): CachedAnswer | null {
-    if (typeof entry === "string") return parseJson<CachedAnswer>(entry);
-    const response = decodeRaw(entry.raw);
-    if (!response || !STORABLE.has(response.stopReason.unified)) {
+  function read(key: string, stored: StoredEntry): CachedAnswer | null {
+    if (typeof stored === "string") return parseJson<CachedAnswer>(stored);
+    const entry = parseRaw(stored);
+    const response = entry && decodeRaw(entry.raw);
+    if (!entry || !response || !STORABLE.has(response.stopReason.unified)) {
       lru.delete(key);
       return null;
     }
@@ -130,8 +145,8 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
       return null;
     }
     if (typeof text !== "string") return null;
-    const raw = text.startsWith(RAW_MARK) ? parseRaw(text) : null;
-    const answer = raw ? read(key, raw) : parseJson<CachedAnswer>(text);
+    const raw = text.startsWith(RAW_MARK);
+    const answer = raw ? read(key, Buffer.from(text)) : parseJson<CachedAnswer>(text);
     if (!answer || answer.storedAt + ttlMs <= now()) {
       lru.delete(key);
       return null;
@@ -141,7 +156,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     return answer;
   }
 
-  function toL2(key: string, value: string | Buffer): void {
+  function toL2(key: string, value: StoredEntry): void {
     if (!redis?.link.up) return;
     (typeof value === "string" ? redis.link.send("SET", [redisKey(key), value, "PX", String(ttlMs)]) : redis.link.setBytes(redisKey(key), value, ttlMs)).catch(() => {});
   }
@@ -155,9 +170,9 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     put(key, answer, headers) {
       const storedAt = now();
       if (isRaw(answer)) {
-        const entry: RawEntry = { raw: answer, headers, storedAt };
-        lru.set(key, entry, rawBytes(answer) + key.length, storedAt + ttlMs);
-        if (redis?.link.up) toL2(key, serialiseRaw(entry));
+        const bytes = serialiseRaw(answer, headers, storedAt);
+        lru.set(key, bytes, bytes.byteLength + key.length + RAW_OVERHEAD_BYTES, storedAt + ttlMs);
+        toL2(key, bytes);
         return;
       }
       if (!STORABLE.has(answer.stopReason.unified)) return;

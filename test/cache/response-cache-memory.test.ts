@@ -58,4 +58,24 @@ describe("the response cache's in-process budget", () => {
     expect(held / lru.bytes).toBeGreaterThan(0.85);
     expect(held / lru.bytes).toBeLessThan(1.1);
   });
+
+  // Under new conversations nearly every answer is stored and few are asked for again, so L1 is
+  // mostly raw answers: as the answer's own objects (an entry, its headers, a list of chunks and
+  // their views) they were most of the objects each full collection marks.
+  test.each(["a JSON answer as it was sent", "a stream as it was sent"])("keeps %s as one array beside its key", async (kind) => {
+    const lru = createShardedLru<StoredEntry>({ maxBytes: 4 * BUDGET, ttlMs: 600_000, shards: 16 });
+    const cache = createResponseCache({ ttlMs: 600_000, decodeRaw: decodeRawAnswer, lru });
+    const keys = Array.from({ length: 1_000 }, (_, i) => `acct_${i % 97}:${i.toString(16).padStart(64, "0")}`);
+    // The keys are flattened (and their pieces freed) by their first use as a map key: before the count.
+    new Set(keys);
+    await settledHeapSize();
+    const before = heapStats().objectCount;
+    for (const key of keys) cache.put(key, await ENTRIES[kind]!(), { "x-router-tier": "fast", "x-router-model": "sim-fast" });
+    await settledHeapSize();
+    expect(lru.size).toBe(keys.length);
+    const perEntry = (heapStats().objectCount - before) / keys.length;
+    // The array, and for one under 1,000 bytes its storage, a cell of its own in the heap: 1.02 for
+    // the stream, 2.02 for the JSON answer. Kept as the answer's own objects it was 7.01 for each.
+    expect(perEntry).toBeLessThan(2.5);
+  });
 });
