@@ -92,10 +92,10 @@ describe("memory pin store", () => {
     store.set(a, pin, 1000);
     expect(store.get(b)).toBeNull();
     store.set(b, { ...pin, model: "b" }, 1000);
-    expect([store.get(a), store.get(b)?.model]).toEqual([null, "b"]);
+    expect([store.get(a), (store.get(b) as ConversationPin | null)?.model]).toEqual([null, "b"]);
     // Keys of another spelling are hashed first, and still tell apart.
     store.set("plain", { ...pin, model: "plain" }, 1000);
-    expect([store.get("plain")?.model, store.get("Plain")]).toEqual(["plain", null]);
+    expect([(store.get("plain") as ConversationPin | null)?.model, store.get("Plain")]).toEqual(["plain", null]);
   });
 });
 
