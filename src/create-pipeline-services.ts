@@ -1,6 +1,6 @@
-import { createResponseCache, type ResponseCache, type StoredEntry } from "./cache/create-response-cache.ts";
+import { createResponseCache, type ResponseCache } from "./cache/create-response-cache.ts";
 import { createResponseHistory, type ResponseHistory } from "./cache/create-response-history.ts";
-import { createShardedLru } from "./cache/create-sharded-lru.ts";
+import { createByteLru } from "./cache/create-byte-lru.ts";
 import { createParseMemo, type ParseMemo } from "./pipeline/create-parse-memo.ts";
 import { decodeRawAnswer } from "./pipeline/decode-raw-answer.ts";
 import type { Config } from "./config/schema.ts";
@@ -78,13 +78,13 @@ export function createPipelineServices(options: PipelineServicesOptions): Pipeli
     ? createResponseCache({
         ttlMs: cacheSettings.ttlMs,
         decodeRaw: decodeRawAnswer,
-        lru: createShardedLru<StoredEntry>({ maxBytes: cacheSettings.maxBytes, ttlMs: cacheSettings.ttlMs, shards: cacheSettings.shards }),
+        lru: createByteLru({ maxBytes: cacheSettings.maxBytes, ttlMs: cacheSettings.ttlMs, shards: cacheSettings.shards }),
         redis: redis ? { link: redis, keyPrefix: prefix } : undefined,
       })
     : undefined;
   const responseHistory = createResponseHistory({
     ttlMs: RESPONSE_HISTORY_TTL_MS,
-    lru: createShardedLru<string>({ maxBytes: RESPONSE_HISTORY_MAX_BYTES, ttlMs: RESPONSE_HISTORY_TTL_MS }),
+    lru: createByteLru({ maxBytes: RESPONSE_HISTORY_MAX_BYTES, ttlMs: RESPONSE_HISTORY_TTL_MS }),
     redis: redis ? { link: redis, keyPrefix: prefix } : undefined,
   });
   const usageWriter = createUsageWriter({ store: createUsageStore(database), ...config.usage });

@@ -13,8 +13,8 @@ import { createAccountStore } from "../accounts/account-store.ts";
 import { createKeyAuthenticator } from "../accounts/create-key-authenticator.ts";
 import type { PlanLimits } from "../canonical/plans.ts";
 import { buildResponseCacheKey, readCacheControl } from "../cache/build-response-cache-key.ts";
-import { createResponseCache, type ResponseCache, type ResponseCacheOptions, type StoredEntry } from "../cache/create-response-cache.ts";
-import { createShardedLru } from "../cache/create-sharded-lru.ts";
+import { createResponseCache, type ResponseCache, type ResponseCacheOptions } from "../cache/create-response-cache.ts";
+import { createByteLru } from "../cache/create-byte-lru.ts";
 import type { CanonicalResponse } from "../canonical/response.ts";
 import type { WireFormat } from "../canonical/wire-format.ts";
 import { loadConfig } from "../config/load-config.ts";
@@ -361,7 +361,7 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
     createResponseCache({
       ttlMs: config.responseCache.ttlMs,
       decodeRaw: decodeRawAnswer,
-      lru: createShardedLru<StoredEntry>({ maxBytes: config.responseCache.maxBytes, ttlMs: config.responseCache.ttlMs, shards: config.responseCache.shards }),
+      lru: createByteLru({ maxBytes: config.responseCache.maxBytes, ttlMs: config.responseCache.ttlMs, shards: config.responseCache.shards }),
       redis,
     });
   const cache = cacheOf(undefined);

@@ -1,5 +1,5 @@
 import type { CanonicalResponse } from "../canonical/response.ts";
-import type { ShardedLru } from "./create-sharded-lru.ts";
+import type { ByteLru, WriteBytes } from "./create-byte-lru.ts";
 import type { DecodeRawAnswer, RawAnswer } from "./raw-answer.ts";
 import type { RedisLink } from "../redis/create-redis-link.ts";
 
@@ -19,17 +19,12 @@ interface RawEntry {
   readonly storedAt: number;
 }
 
-/**
- * What L1 holds: a decoded answer as JSON text, or a raw one not asked for yet in the bytes L2 keeps
- * (see serialiseRaw). One array, not the answer's own objects: a raw answer came as an entry, its
- * headers, a list of chunks and a view and buffer for each, and under new conversations (every
- * answer stored, few asked for again) a full 64 MB L1 was most of the heap's objects.
- */
-export type StoredEntry = string | Uint8Array;
-
 export interface ResponseCacheOptions {
-  /** L1, sized in bytes. */
-  readonly lru: ShardedLru<StoredEntry>;
+  /**
+   * L1: a decoded answer as its JSON text, a raw one (not asked for yet) in the bytes L2 keeps (see
+   * writeRaw), the first byte telling which.
+   */
+  readonly lru: ByteLru;
   readonly ttlMs: number;
   /** Reads a raw answer at its first hit. */
   readonly decodeRaw: DecodeRawAnswer;
@@ -55,39 +50,34 @@ const STORABLE = new Set(["end_turn", "max_tokens", "stop_sequence", "tool_use",
 
 /** In L1 and L2, a raw answer is this mark, its JSON header line, then its bytes as they were sent. */
 const RAW_MARK = "\u0001";
+const RAW_MARK_BYTE = 0x01;
 const NEWLINE = 0x0a;
-/**
- * What an L1 entry costs beyond its bytes and its key's characters: the objects around them (the
- * key and its map slot, the LRU's slot; a raw answer's array). Measured with the collector's heap
- * statistics over L1s filled with the simulated upstream's answers
- * (test/cache/response-cache-memory.test.ts).
- */
-const TEXT_OVERHEAD_BYTES = 176;
-const RAW_OVERHEAD_BYTES = 384;
 
 type RawHeader = Omit<RawEntry, "raw"> & Pick<RawAnswer, "kind" | "api" | "usage">;
 
 /**
- * Escaping a whole stream into a JSON string would cost what keeping it raw saves: the bytes follow
- * the header as they are, in one array of their own (never decoded into a string and encoded back),
- * which is also what goes to Redis.
+ * A raw entry's size and writer. Escaping a whole stream into a JSON string would cost what keeping
+ * it raw saves: the bytes follow the header as they are (never decoded into a string and encoded
+ * back), into L1's ring, and as one array to Redis.
  */
-function serialiseRaw(raw: RawAnswer, headers: CachedAnswer["headers"], storedAt: number): Uint8Array {
+function writeRaw(raw: RawAnswer, headers: CachedAnswer["headers"], storedAt: number): { readonly size: number; readonly write: WriteBytes } {
   const header: RawHeader = { kind: raw.kind, api: raw.api, ...(raw.usage ? { usage: raw.usage } : {}), headers, storedAt };
-  const head = Buffer.from(`${RAW_MARK}${JSON.stringify(header)}\n`);
-  let length = head.byteLength;
-  for (const chunk of raw.bytes) length += chunk.byteLength;
-  const out = new Uint8Array(length);
-  out.set(head);
-  let at = head.byteLength;
-  for (const chunk of raw.bytes) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
+  const head = `${RAW_MARK}${JSON.stringify(header)}\n`;
+  const headBytes = Buffer.byteLength(head);
+  let size = headBytes;
+  for (const chunk of raw.bytes) size += chunk.byteLength;
+  const write: WriteBytes = (target, offset) => {
+    target.write(head, offset);
+    let at = offset + headBytes;
+    for (const chunk of raw.bytes) {
+      target.set(chunk, at);
+      at += chunk.byteLength;
+    }
+  };
+  return { size, write };
 }
 
-/** The entry in `serialiseRaw`'s bytes (its answer a view of them), or null when they are not one. */
+/** The entry in `writeRaw`'s bytes (its answer a view of them), or null when they are not one. */
 function parseRaw(bytes: Uint8Array): RawEntry | null {
   const newline = bytes.indexOf(NEWLINE);
   const header = newline > 0 ? parseJson<RawHeader>(Buffer.from(bytes.buffer, bytes.byteOffset + 1, newline - 1).toString()) : null;
@@ -117,14 +107,15 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   const now = options.now ?? Date.now;
   const redisKey = (key: string) => `${redis?.keyPrefix ?? ""}rc:{${key.slice(0, key.indexOf(":"))}}:${key}`;
 
-  const keep = (key: string, text: string, storedAt: number): void => lru.set(key, text, Buffer.byteLength(text) + key.length + TEXT_OVERHEAD_BYTES, storedAt + ttlMs);
+  const keep = (key: string, text: string, storedAt: number): void =>
+    lru.set(key, Buffer.byteLength(text), (target, offset) => void target.write(text, offset), storedAt + ttlMs);
 
   /**
-   * An entry as an answer. A raw one is decoded now, once: L1 then keeps the decoded form, and one
+   * L1's bytes as an answer. A raw one is decoded now, once: L1 then keeps the decoded form, and one
    * that turns out not to be a complete, replayable answer is dropped.
    */
-  function read(key: string, stored: StoredEntry): CachedAnswer | null {
-    if (typeof stored === "string") return parseJson<CachedAnswer>(stored);
+  function read(key: string, stored: Uint8Array): CachedAnswer | null {
+    if (stored[0] !== RAW_MARK_BYTE) return parseJson<CachedAnswer>(Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength).toString());
     const entry = parseRaw(stored);
     const response = entry && decodeRaw(entry.raw);
     if (!entry || !response || !STORABLE.has(response.stopReason.unified)) {
@@ -156,7 +147,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     return answer;
   }
 
-  function toL2(key: string, value: StoredEntry): void {
+  function toL2(key: string, value: string | Uint8Array): void {
     if (!redis?.link.up) return;
     (typeof value === "string" ? redis.link.send("SET", [redisKey(key), value, "PX", String(ttlMs)]) : redis.link.setBytes(redisKey(key), value, ttlMs)).catch(() => {});
   }
@@ -170,8 +161,15 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     put(key, answer, headers) {
       const storedAt = now();
       if (isRaw(answer)) {
-        const bytes = serialiseRaw(answer, headers, storedAt);
-        lru.set(key, bytes, bytes.byteLength + key.length + RAW_OVERHEAD_BYTES, storedAt + ttlMs);
+        const { size, write } = writeRaw(answer, headers, storedAt);
+        if (!redis?.link.up) {
+          lru.set(key, size, write, storedAt + ttlMs);
+          return;
+        }
+        // Redis sends its copy later: an array of its own, which L1 copies into its ring.
+        const bytes = Buffer.allocUnsafeSlow(size);
+        write(bytes, 0);
+        lru.set(key, size, (target, offset) => target.set(bytes, offset), storedAt + ttlMs);
         toL2(key, bytes);
         return;
       }

@@ -1,6 +1,6 @@
 import type { RedisLink } from "../redis/create-redis-link.ts";
 import type { CanonicalMessage } from "../canonical/request.ts";
-import type { ShardedLru } from "./create-sharded-lru.ts";
+import type { ByteLru } from "./create-byte-lru.ts";
 
 /**
  * The conversations behind the Responses answers the gateway made itself (from a Messages or Chat
@@ -28,7 +28,7 @@ export interface HistoryTurn {
 
 export interface ResponseHistoryOptions {
   /** In-process level: JSON text, sized in bytes. */
-  readonly lru: ShardedLru<string>;
+  readonly lru: ByteLru;
   readonly ttlMs: number;
   /** Shared level, so any instance can continue a conversation another one answered. */
   readonly redis?: { readonly link: RedisLink; readonly keyPrefix: string } | undefined;
@@ -51,11 +51,11 @@ export function createResponseHistory(options: ResponseHistoryOptions): Response
   const maxTurns = options.maxTurns ?? 10_000;
   const keyOf = (accountId: string, responseId: string) => `${accountId}:${responseId}`;
   const redisKey = (key: string) => `${redis?.keyPrefix ?? ""}rh:{${key.slice(0, key.indexOf(":"))}}:${key}`;
-  const keep = (key: string, text: string) => lru.set(key, text, Buffer.byteLength(text) + key.length);
+  const keep = (key: string, text: string) => lru.set(key, Buffer.byteLength(text), (target, offset) => void target.write(text, offset));
 
   async function turnOf(key: string): Promise<HistoryTurn | null> {
     const local = lru.get(key);
-    if (local !== undefined) return parseTurn(local);
+    if (local !== undefined) return parseTurn(Buffer.from(local.buffer, local.byteOffset, local.byteLength).toString());
     if (!redis?.link.up) return null;
     let text: unknown;
     try {

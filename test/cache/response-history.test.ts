@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { createRedisLink } from "../../src/redis/create-redis-link.ts";
 import { useTestRedis } from "../helpers/test-redis.ts";
 import { createResponseHistory } from "../../src/cache/create-response-history.ts";
-import { createShardedLru } from "../../src/cache/create-sharded-lru.ts";
+import { createByteLru } from "../../src/cache/create-byte-lru.ts";
 import type { CanonicalMessage } from "../../src/canonical/request.ts";
 
 const testRedis = useTestRedis();
@@ -13,7 +13,7 @@ const conversation: readonly CanonicalMessage[] = [
   { role: "user", content: [{ type: "text", text: "My name is Zed." }] },
   { role: "assistant", content: [{ type: "thinking", text: "A name.", signature: "c2ln" }, { type: "text", text: "Hello, Zed." }] },
 ];
-const newLru = () => createShardedLru<string>({ maxBytes: 1 << 20, ttlMs: TTL });
+const newLru = () => createByteLru({ maxBytes: 1 << 20, ttlMs: TTL });
 
 describe("response history", () => {
   test("a kept conversation comes back whole, for its own account only", async () => {
@@ -73,7 +73,7 @@ describe("response history", () => {
 
   test("expires with its time to live", async () => {
     let now = 1_000;
-    const history = createResponseHistory({ lru: createShardedLru<string>({ maxBytes: 1 << 20, ttlMs: TTL, now: () => now }), ttlMs: TTL });
+    const history = createResponseHistory({ lru: createByteLru({ maxBytes: 1 << 20, ttlMs: TTL, now: () => now }), ttlMs: TTL });
     history.put("acct_t", "resp_old", { messages: conversation });
     now += TTL;
     expect(await history.get("acct_t", "resp_old")).toBeNull();
