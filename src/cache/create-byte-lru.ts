@@ -26,16 +26,22 @@ export interface ByteLru {
 
 /** Slots a new LRU has room for; the room doubles as entries come. */
 const FIRST_CAPACITY = 256;
+/** A ring's first size; it doubles (up to its share of the budget) when its live entries fill it. */
+const FIRST_RING_BYTES = 64 * 1024;
 
 /**
  * One shard: a ring of bytes written as a log. An entry is appended at `head`; room is made by
  * dropping the oldest records at the log's front, and a record whose entry was replaced, read (and
- * so appended again) or deleted is dropped there as well, its bytes taken back only then.
+ * so appended again) or deleted is dropped there as well, its bytes taken back only then. The ring
+ * grows with what it holds, not with what is written: one answer stored again and again (the same
+ * request, over and over) goes round the first 64 KiB.
  */
 interface Ring {
   readonly map: Map<string, number>;
-  /** Allocated at the first entry, as a zeroed block whose pages become resident as they are written. */
+  /** Allocated at the first entry. */
   buffer: Buffer | undefined;
+  /** The buffer's size: doubled, its live entries copied over in order, before one of them would be dropped. */
+  capacity: number;
   head: number;
   /** Log records in the order written (an entry's slot, and where its bytes started), from `first` on. */
   slots: number[];
@@ -66,7 +72,7 @@ export function createByteLru(options: ByteLruOptions): ByteLru {
   const mask = count - 1;
   const ringBytes = Math.floor(options.maxBytes / count);
   const now = options.now ?? Date.now;
-  const rings: Ring[] = Array.from({ length: count }, () => ({ map: new Map(), buffer: undefined, head: 0, slots: [], starts: [], first: 0, bytes: 0 }));
+  const rings: Ring[] = Array.from({ length: count }, () => ({ map: new Map(), buffer: undefined, capacity: 0, head: 0, slots: [], starts: [], first: 0, bytes: 0 }));
   let totalBytes = 0;
   // An entry is a slot: its key (to leave the map when its record is dropped), where its bytes
   // start, how many, and until when.
@@ -94,13 +100,20 @@ export function createByteLru(options: ByteLruOptions): ByteLru {
     free.push(slot);
   }
 
+  /** Whether the ring's `i`-th record is still its entry's (not replaced, read again or deleted since). */
+  function isLive(ring: Ring, i: number): boolean {
+    const slot = ring.slots[i]!;
+    const key = keys[slot];
+    return key !== undefined && starts[slot] === ring.starts[i] && ring.map.get(key) === slot;
+  }
+
   /** Drops the record at the log's front, and its entry if the record is still the entry's. */
   function dropFront(ring: Ring): void {
-    const slot = ring.slots[ring.first]!;
-    const start = ring.starts[ring.first]!;
+    if (isLive(ring, ring.first)) {
+      const slot = ring.slots[ring.first]!;
+      remove(ring, keys[slot]!, slot);
+    }
     ring.first++;
-    const key = keys[slot];
-    if (key !== undefined && starts[slot] === start && ring.map.get(key) === slot) remove(ring, key, slot);
     if (ring.first === ring.slots.length) {
       ring.slots.length = 0;
       ring.starts.length = 0;
@@ -113,27 +126,60 @@ export function createByteLru(options: ByteLruOptions): ByteLru {
     }
   }
 
+  /**
+   * A buffer twice the live entries and `size` at least, the live ones copied to its start in log
+   * order: the next copy comes only after half a buffer more is written, so a byte written is copied
+   * once at most, on average.
+   */
+  function grow(ring: Ring, size: number): void {
+    let capacity = Math.max(ring.capacity, FIRST_RING_BYTES);
+    while (capacity < 2 * (ring.bytes + size) && capacity < ringBytes) capacity *= 2;
+    capacity = Math.min(capacity, ringBytes);
+    const next = Buffer.alloc(capacity);
+    const recordSlots: number[] = [];
+    const recordStarts: number[] = [];
+    let head = 0;
+    for (let i = ring.first; i < ring.slots.length; i++) {
+      if (!isLive(ring, i)) continue;
+      const slot = ring.slots[i]!;
+      const from = starts[slot]!;
+      next.set(ring.buffer!.subarray(from, from + sizes[slot]!), head);
+      starts[slot] = head;
+      recordSlots.push(slot);
+      recordStarts.push(head);
+      head += sizes[slot]!;
+    }
+    ring.buffer = next;
+    ring.capacity = capacity;
+    ring.head = head;
+    ring.slots = recordSlots;
+    ring.starts = recordStarts;
+    ring.first = 0;
+  }
+
   /** Where `size` bytes go: at the head, or at the ring's start when they do not fit before its end. */
   function place(ring: Ring, size: number): number {
+    if (ring.capacity <= size) grow(ring, size);
     for (;;) {
       if (ring.first === ring.slots.length) return 0;
       const tail = ring.starts[ring.first]!;
       if (ring.head > tail) {
         // [tail, head) in use: after the head to the end, or else from 0 up to the tail.
-        if (ringBytes - ring.head >= size) return ring.head;
+        if (ring.capacity - ring.head >= size) return ring.head;
         if (tail > size) return 0;
       } else if (tail - ring.head > size) {
         // Wrapped: [tail, end) and [0, head) in use; strictly less, so that head never meets tail.
         return ring.head;
       }
-      dropFront(ring);
+      // Room is made from dead records first; a live one goes only once the ring is as large as it may be.
+      if (ring.capacity < ringBytes && isLive(ring, ring.first)) grow(ring, size);
+      else dropFront(ring);
     }
   }
 
   function store(ring: Ring, key: string, size: number, write: WriteBytes, expiry: number): void {
-    ring.buffer ??= Buffer.alloc(ringBytes);
     const start = place(ring, size);
-    write(ring.buffer, start);
+    write(ring.buffer!, start);
     const slot = newSlot();
     keys[slot] = key;
     starts[slot] = start;
@@ -190,6 +236,7 @@ export function createByteLru(options: ByteLruOptions): ByteLru {
       for (const ring of rings) {
         ring.map.clear();
         ring.buffer = undefined;
+        ring.capacity = 0;
         ring.head = 0;
         ring.slots = [];
         ring.starts = [];

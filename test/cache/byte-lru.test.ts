@@ -1,9 +1,19 @@
 import { describe, expect, test } from "bun:test";
 import { createByteLru, type ByteLru } from "../../src/cache/create-byte-lru.ts";
+import { settledHeapSize } from "../helpers/settled-heap-size.ts";
 
 const put = (lru: ByteLru, key: string, bytes: Uint8Array, expiresAt?: number): void => lru.set(key, bytes.byteLength, (target, offset) => target.set(bytes, offset), expiresAt);
 const text = (bytes: Uint8Array | undefined): string | undefined => (bytes === undefined ? undefined : Buffer.from(bytes).toString());
-const filled = (size: number, seed: number): Uint8Array => Uint8Array.from({ length: size }, (_, i) => (seed * 31 + i) & 0xff);
+/** `size` bytes told apart by `seed`: its low byte throughout, and the seed itself at both ends. */
+function filled(size: number, seed: number): Uint8Array {
+  const bytes = new Uint8Array(size).fill((seed * 31) & 0xff);
+  const view = new DataView(bytes.buffer);
+  if (size >= 8) {
+    view.setUint32(0, seed);
+    view.setUint32(size - 4, seed);
+  }
+  return bytes;
+}
 
 describe("byte LRU", () => {
   test("gives back a copy of what was written, until its time to live ends", () => {
@@ -53,26 +63,29 @@ describe("byte LRU", () => {
     expect(text(lru.get("c"))).toBe("again");
   });
 
-  // Every way the log can wrap: sizes from 1 byte to most of a ring, reads, replacements and
-  // deletes in a random order, checked against what was last written under each key.
-  test("never gives back bytes other than the ones last written under the key, however the rings wrap", () => {
+  // Every way the log can wrap, and the rings grow: sizes from 1 byte to most of a ring, reads,
+  // replacements and deletes in a random order, checked against what was last written under each key.
+  test.each([
+    ["rings of 4 KiB", 4 * 4096, 200, 3000, 50_000],
+    ["rings that grow from 64 KiB to 512 KiB", 4 * 512 * 1024, 12_000, 200_000, 20_000],
+  ])("never gives back bytes other than the ones last written under the key: %s", (_name, maxBytes, small, large, steps) => {
     let seed = 7;
     const random = (n: number): number => {
       seed = (seed * 1103515245 + 12345) & 0x7fffffff;
       return seed % n;
     };
-    const lru = createByteLru({ maxBytes: 4 * 4096, ttlMs: 1000, shards: 4 });
+    const lru = createByteLru({ maxBytes, ttlMs: 1000, shards: 4 });
     const last = new Map<string, Uint8Array>();
     let hits = 0;
-    for (let step = 0; step < 50_000; step++) {
+    for (let step = 0; step < steps; step++) {
       const key = `key${random(300)}`;
       const action = random(10);
       if (action < 5) {
-        const bytes = filled(1 + (random(4) === 0 ? random(3000) : random(200)), step);
+        const bytes = filled(1 + (random(4) === 0 ? random(large) : random(small)), step);
         put(lru, key, bytes);
         last.set(key, bytes);
-        // What was just written is there.
-        expect(lru.get(key)).toEqual(bytes);
+        // What was just written is there, if a ring can hold it.
+        if (bytes.byteLength < maxBytes / 4) expect(lru.get(key)).toEqual(bytes);
       } else if (action < 9) {
         const got = lru.get(key);
         if (got !== undefined) {
@@ -83,7 +96,7 @@ describe("byte LRU", () => {
         lru.delete(key);
         last.delete(key);
       }
-      expect(lru.bytes).toBeLessThanOrEqual(4 * 4096);
+      expect(lru.bytes).toBeLessThanOrEqual(maxBytes);
       // Now and then every entry still held, not only the one at hand: a write that ran over
       // another's bytes shows there.
       if (step % 97 === 0) {
@@ -94,5 +107,32 @@ describe("byte LRU", () => {
       }
     }
     expect(hits).toBeGreaterThan(1_000);
+  });
+
+  test("a ring that grows takes every entry it holds along, in order, and each reads back whole", () => {
+    // One ring of 1 MiB, grown from 64 KiB through four doublings by 300 entries of 3,000 bytes,
+    // every tenth read (and so moved) on the way.
+    const lru = createByteLru({ maxBytes: 1024 * 1024, ttlMs: 1000, shards: 1 });
+    for (let i = 0; i < 300; i++) {
+      put(lru, `k${i}`, filled(3000, i));
+      if (i % 10 === 9) expect(lru.get(`k${i - 5}`)).toEqual(filled(3000, i - 5));
+    }
+    expect(lru.size).toBe(300);
+    for (let i = 0; i < 300; i++) expect(lru.get(`k${i}`)).toEqual(filled(3000, i));
+    // Full: the least recently used go, the rest stay whole.
+    for (let i = 300; i < 400; i++) put(lru, `k${i}`, filled(3000, i));
+    expect(lru.get("k0")).toBeUndefined();
+    for (let i = 200; i < 400; i++) expect(lru.get(`k${i}`)).toEqual(filled(3000, i));
+  });
+
+  test("one answer stored again and again keeps its ring at its first 64 KiB", async () => {
+    const before = await settledHeapSize();
+    const lru = createByteLru({ maxBytes: 64 * 1024 * 1024, ttlMs: 1000, shards: 16 });
+    const answer = filled(2000, 1);
+    for (let i = 0; i < 20_000; i++) put(lru, "acct_a:the-same-request", answer);
+    const held = (await settledHeapSize()) - before;
+    expect(lru.get("acct_a:the-same-request")).toEqual(answer);
+    // A ring of the shard's whole budget would be 4 MiB.
+    expect(held).toBeLessThan(1024 * 1024);
   });
 });
