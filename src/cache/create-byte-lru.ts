@@ -14,7 +14,7 @@ export type WriteBytes = (target: Buffer, offset: number) => void;
 
 export interface ByteLru {
   /** A copy of the entry's bytes, made the most recently used; undefined when missing or expired. */
-  get(key: string): Uint8Array | undefined;
+  get(key: string): Buffer | undefined;
   /** Stores the `size` bytes `write` writes (until `expiresAt`, else the TTL from now); an entry larger than a ring is not kept. */
   set(key: string, size: number, write: WriteBytes, expiresAt?: number): void;
   delete(key: string): void;
@@ -59,10 +59,10 @@ function shardIndex(key: string, mask: number): number {
 
 /**
  * A least-recently-used store of byte strings, bounded by bytes, with a time to live per entry.
- * The bytes live in rings allocated once, not in an array each: under new conversations nearly
- * every answer is stored and most are dropped unread, and with an array (or a string) each, every
- * drop was memory for the collector to find and the allocator to reuse, which kept the process's
- * resident memory at about 2.7 times the budget. A ring holds its budget and no more. A read copies
+ * The bytes live in rings, not in an array each: under new conversations nearly every answer is
+ * stored and most are dropped unread, and with an array (or a string) each, every drop was memory
+ * for the collector to find and the allocator to reuse, which kept the process's resident memory
+ * at about 2.7 times the budget. A ring holds its share of the budget and no more. A read copies
  * the entry out and writes it again at the head, so what is read stays, as in a list in recency
  * order.
  */
@@ -73,7 +73,6 @@ export function createByteLru(options: ByteLruOptions): ByteLru {
   const ringBytes = Math.floor(options.maxBytes / count);
   const now = options.now ?? Date.now;
   const rings: Ring[] = Array.from({ length: count }, () => ({ map: new Map(), buffer: undefined, capacity: 0, head: 0, slots: [], starts: [], first: 0, bytes: 0 }));
-  let totalBytes = 0;
   // An entry is a slot: its key (to leave the map when its record is dropped), where its bytes
   // start, how many, and until when.
   let keys: (string | undefined)[] = [];
@@ -95,7 +94,6 @@ export function createByteLru(options: ByteLruOptions): ByteLru {
   function remove(ring: Ring, key: string, slot: number): void {
     ring.map.delete(key);
     ring.bytes -= sizes[slot]!;
-    totalBytes -= sizes[slot]!;
     keys[slot] = undefined;
     free.push(slot);
   }
@@ -190,7 +188,6 @@ export function createByteLru(options: ByteLruOptions): ByteLru {
     ring.head = start + size;
     ring.map.set(key, slot);
     ring.bytes += size;
-    totalBytes += size;
   }
 
   return {
@@ -205,7 +202,7 @@ export function createByteLru(options: ByteLruOptions): ByteLru {
       }
       const start = starts[slot]!;
       const bytes = ring.buffer!.subarray(start, start + sizes[slot]!);
-      const copy = new Uint8Array(bytes);
+      const copy = Buffer.from(bytes);
       // Written again at the head, so the entry outlives the ones not read since.
       remove(ring, key, slot);
       store(ring, key, copy.byteLength, (target, offset) => target.set(copy, offset), expiry);
@@ -227,7 +224,7 @@ export function createByteLru(options: ByteLruOptions): ByteLru {
       if (slot !== undefined) remove(ring, key, slot);
     },
     get bytes() {
-      return totalBytes;
+      return rings.reduce((n, ring) => n + ring.bytes, 0);
     },
     get size() {
       return rings.reduce((n, ring) => n + ring.map.size, 0);
@@ -243,7 +240,6 @@ export function createByteLru(options: ByteLruOptions): ByteLru {
         ring.first = 0;
         ring.bytes = 0;
       }
-      totalBytes = 0;
       keys = [];
       free.length = 0;
     },

@@ -78,9 +78,9 @@ function writeRaw(raw: RawAnswer, headers: CachedAnswer["headers"], storedAt: nu
 }
 
 /** The entry in `writeRaw`'s bytes (its answer a view of them), or null when they are not one. */
-function parseRaw(bytes: Uint8Array): RawEntry | null {
+function parseRaw(bytes: Buffer): RawEntry | null {
   const newline = bytes.indexOf(NEWLINE);
-  const header = newline > 0 ? parseJson<RawHeader>(Buffer.from(bytes.buffer, bytes.byteOffset + 1, newline - 1).toString()) : null;
+  const header = newline > 0 ? parseJson<RawHeader>(bytes.toString("utf8", 1, newline)) : null;
   if (!header) return null;
   const { kind, api, usage, headers, storedAt } = header;
   return { raw: { kind, api, bytes: [bytes.subarray(newline + 1)], ...(usage ? { usage } : {}) }, headers, storedAt };
@@ -114,8 +114,8 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
    * L1's bytes as an answer. A raw one is decoded now, once: L1 then keeps the decoded form, and one
    * that turns out not to be a complete, replayable answer is dropped.
    */
-  function read(key: string, stored: Uint8Array): CachedAnswer | null {
-    if (stored[0] !== RAW_MARK_BYTE) return parseJson<CachedAnswer>(Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength).toString());
+  function read(key: string, stored: Buffer): CachedAnswer | null {
+    if (stored[0] !== RAW_MARK_BYTE) return parseJson<CachedAnswer>(stored.toString());
     const entry = parseRaw(stored);
     const response = entry && decodeRaw(entry.raw);
     if (!entry || !response || !STORABLE.has(response.stopReason.unified)) {

@@ -55,7 +55,7 @@ export function createResponseHistory(options: ResponseHistoryOptions): Response
 
   async function turnOf(key: string): Promise<HistoryTurn | null> {
     const local = lru.get(key);
-    if (local !== undefined) return parseTurn(Buffer.from(local.buffer, local.byteOffset, local.byteLength).toString());
+    if (local !== undefined) return parseTurn(local.toString());
     if (!redis?.link.up) return null;
     let text: unknown;
     try {

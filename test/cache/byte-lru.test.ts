@@ -3,14 +3,13 @@ import { createByteLru, type ByteLru } from "../../src/cache/create-byte-lru.ts"
 import { settledHeapSize } from "../helpers/settled-heap-size.ts";
 
 const put = (lru: ByteLru, key: string, bytes: Uint8Array, expiresAt?: number): void => lru.set(key, bytes.byteLength, (target, offset) => target.set(bytes, offset), expiresAt);
-const text = (bytes: Uint8Array | undefined): string | undefined => (bytes === undefined ? undefined : Buffer.from(bytes).toString());
+const text = (bytes: Buffer | undefined): string | undefined => bytes?.toString();
 /** `size` bytes told apart by `seed`: its low byte throughout, and the seed itself at both ends. */
-function filled(size: number, seed: number): Uint8Array {
-  const bytes = new Uint8Array(size).fill((seed * 31) & 0xff);
-  const view = new DataView(bytes.buffer);
+function filled(size: number, seed: number): Buffer {
+  const bytes = Buffer.alloc(size, (seed * 31) & 0xff);
   if (size >= 8) {
-    view.setUint32(0, seed);
-    view.setUint32(size - 4, seed);
+    bytes.writeUInt32BE(seed, 0);
+    bytes.writeUInt32BE(seed, size - 4);
   }
   return bytes;
 }
@@ -75,7 +74,7 @@ describe("byte LRU", () => {
       return seed % n;
     };
     const lru = createByteLru({ maxBytes, ttlMs: 1000, shards: 4 });
-    const last = new Map<string, Uint8Array>();
+    const last = new Map<string, Buffer>();
     let hits = 0;
     for (let step = 0; step < steps; step++) {
       const key = `key${random(300)}`;

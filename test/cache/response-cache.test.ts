@@ -112,7 +112,7 @@ describe("response cache, raw answers", () => {
     const hit = await cache.get("acct_a:raw");
     expect(hit?.response).toMatchObject({ content: [{ type: "text", text: "kept raw" }], stopReason: { unified: "end_turn" }, usage: { inputTokens: 7, outputTokens: 3 } });
     expect(hit?.headers).toEqual(ROUTER);
-    expect(JSON.parse(Buffer.from(lru.get("acct_a:raw")!).toString())).toEqual(JSON.parse(JSON.stringify(hit)));
+    expect(JSON.parse(lru.get("acct_a:raw")!.toString())).toEqual(JSON.parse(JSON.stringify(hit)));
     expect(await cache.get("acct_a:raw")).toEqual(hit);
   });
 
