@@ -130,8 +130,8 @@ const trickledCalls = (calls: CallCostOptions): CallCostOptions => ({ ...calls, 
 
 /** L1 counts as full past this share of its budget (a ring's log leaves gaps, so it never holds it all). */
 const FILLED_SHARE = 0.9;
-/** A bound on the stores that fill it, whatever the budget. */
-const MAX_FILL_CALLS = 500_000;
+/** A bound on the stores that fill it, per warm-up call of the other parts (the quick form's: 500,000). */
+const FILL_CALLS_PER_WARMUP_CALL = 250;
 
 /** A new task's text, numbered on each call so that none repeats. */
 const USER_TASK = "Find why the nightly export job writes duplicate rows and propose a fix";
@@ -503,7 +503,7 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
       // conversations: its rings have then grown as large as they get. A store into a ring still
       // growing also pays for the growth (a new buffer, the entries moved, the collector's work for
       // the memory), which timed 20-80 µs of CPU a call where the p50 was 4-8 µs.
-      for (let i = 0; i < MAX_FILL_CALLS && l1.bytes < FILLED_SHARE * config.responseCache.maxBytes; i++) storeMiss(cache);
+      for (let i = 0; i < calls.warmup * FILL_CALLS_PER_WARMUP_CALL && l1.bytes < FILLED_SHARE * config.responseCache.maxBytes; i++) storeMiss(cache);
       await time(rows, calls, { id: `cache/${format}`, part: "cache key + store", label: `cache key + store · ${format} · a miss stored`, call: () => storeMiss(cache) });
       if (shared) {
         await time(rows, shared.calls, {
