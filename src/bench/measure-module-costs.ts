@@ -385,8 +385,8 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
   // With Redis, as the gateway has them: the pins and the response cache's second level there,
   // timed under the path rows' load as well (their commands share round trips, as the limits' do).
   const inFlight = options.loadedInFlight ?? 1;
-  const sharedL1 = l1Of();
-  const shared = link && inFlight > 1
+  const sharedL1 = link && inFlight > 1 ? l1Of() : undefined;
+  const shared = link && sharedL1
     ? {
         routing: createRouting({ config, database, pins: createRedisPinStore({ link, prefix: `${config.redis.keyPrefix}pin:` }) }),
         l1: sharedL1,
@@ -505,9 +505,9 @@ export async function measureModuleCosts(options: CostOptions): Promise<CostRow[
       // conversations: its rings have then grown as large as they get. A store into a ring still
       // growing also pays for the growth (a new buffer, the entries moved, the collector's work for
       // the memory), which timed 20-80 µs of CPU a call where the p50 was 4-8 µs.
-      // The one with Redis is filled without it: its stores would send as many SETs at once.
+      // Filled through a cache without Redis: the one with it would send as many SETs at once.
       const fill = (lru: ByteLru): void => {
-        const into = lru === l1 ? cache : cacheOf(lru, undefined);
+        const into = cacheOf(lru, undefined);
         for (let i = 0; i < calls.warmup * FILL_CALLS_PER_WARMUP_CALL && lru.bytes < FILLED_SHARE * config.responseCache.maxBytes; i++) storeMiss(into);
       };
       fill(l1);
