@@ -100,16 +100,32 @@ const CASES = HOLDERS.flatMap(([name, upstream, holder]) => [
   [name, "200 events a read, as a burst comes", upstream, holder, 200] as const,
 ]);
 
+/**
+ * The middle of three measurements of what 3,000 more events hold, and the text they decoded. What
+ * the suite's earlier files still run in this process (a server's timers, a client's reconnects)
+ * allocates beside any one of them: in one CI run a Responses case whose measurements here read
+ * 1.3 times its text read more than 5 times.
+ */
+async function grownBy(upstream: Upstream, holder: Holder, perRead: number): Promise<{ grown: number; moreText: number }> {
+  const grown: number[] = [];
+  let moreText = 0;
+  for (let round = 0; round < 3; round++) {
+    const short = await heldBy(upstream, holder, 1_000, perRead);
+    const long = await heldBy(upstream, holder, 4_000, perRead);
+    grown.push(long.held - short.held);
+    moreText = long.chars - short.chars;
+  }
+  return { grown: grown.sort((a, b) => a - b)[1]!, moreText };
+}
+
 test.each(CASES)("what %s holds of a stream under way grows with its text, not with the reads it came in: %s", async (_name, _reads, upstream, holder, perRead) => {
-  const short = await heldBy(upstream, holder, 1_000, perRead);
-  const long = await heldBy(upstream, holder, 4_000, perRead);
-  const moreText = long.chars - short.chars;
+  const { grown, moreText } = await grownBy(upstream, holder, perRead);
   expect(moreText).toBeGreaterThan(STREAMS * 3_000);
   // Kept as they came, the pieces held the reads they were sliced from: 3,000 more Chat events held
   // 53 MB more (61 times their text) one a read and 111 MB more 200 a read, in the collector and
   // the encoder alike; 3,000 more Responses events, whose pieces the parse made strings of their
   // own, 4.7 MB more (10 times, a joined string's cell a piece). Copied out, 1.1 to 1.8 times.
-  expect(long.held - short.held).toBeLessThan(moreText * 5);
+  expect(grown).toBeLessThan(moreText * 5);
 });
 
 test("a stream's tally (the text it sent, counted a thousand characters at a time) holds about that text, not the reads it came in", async () => {
