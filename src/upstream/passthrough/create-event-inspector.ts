@@ -4,7 +4,7 @@ import type { Verdict } from "../../wire/stream-inspector.ts";
 import type { WireApi } from "../../wire/wire-api.ts";
 import { upstreamErrorMessage } from "../../wire/classify-upstream-error.ts";
 import { createTextTally, type TextTally } from "../sse/create-text-tally.ts";
-import { fromLatin1 } from "./for-each-event.ts";
+import { fromLatin1 } from "../from-latin1.ts";
 
 export interface EventInspector {
   step(name: string | undefined, data: string): Verdict;

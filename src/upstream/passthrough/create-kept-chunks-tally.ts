@@ -1,7 +1,8 @@
 import type { WireApi } from "../../wire/wire-api.ts";
 import { asBuffer } from "../as-buffer.ts";
 import { createTextTally, type TextTally } from "../sse/create-text-tally.ts";
-import { forEachEvent, fromLatin1 } from "./for-each-event.ts";
+import { fromLatin1 } from "../from-latin1.ts";
+import { forEachEvent } from "./for-each-event.ts";
 
 /** The tally of a stream whose sent chunks are kept: see createKeptChunksTally. */
 export interface KeptChunksTally extends TextTally {

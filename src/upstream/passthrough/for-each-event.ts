@@ -47,11 +47,3 @@ export function forEachEvent(bytes: Buffer, visit: (event: EventView) => boolean
   // The stream's last event without its blank line (only the end of a stream hands one over).
   if (start < n) visit({ start, end: n, name, data });
 }
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the point, control characters included
-const NON_ASCII = /[^\x00-\x7f]/;
-
-/** Text read from Latin-1 data, as the UTF-8 it was: only text that holds a non-ASCII byte is decoded. */
-export function fromLatin1(text: string): string {
-  return NON_ASCII.test(text) ? Buffer.from(text, "latin1").toString("utf8") : text;
-}
