@@ -53,8 +53,9 @@ const latin1 = (bytes: Uint8Array): string => Buffer.prototype.latin1Slice.call(
 
 /**
  * An ASCII read's text, by the decoder: the same characters as Latin-1, and the 2,000-event burst
- * through a gateway cost less so (`bun run bench --sections long-stream --baseline` with every read
- * split as Latin-1: 1.09 and 1.14 the CPU of a checkout before, nine rounds each; 1.02 so).
+ * through a gateway cost less so (`bun run bench --sections long-stream --baseline <checkout
+ * before>`: with every read split as Latin-1, 1.09 the CPU in five rounds and 1.14 in nine; so,
+ * 1.02 in nine).
  */
 const ASCII_TEXT = new TextDecoder();
 
