@@ -99,10 +99,12 @@ describe("createSseSplitter", () => {
   });
 
   test("a stream dense with text past ASCII, after an ASCII start: decoded a read at a time from there, a character cut at the turn kept whole", () => {
-    const text = Array.from({ length: 300 }, (_, i) => (i < 100 ? ascii(i) : `data: {"i":${i},"text":"漢字の文と🙂"}\n\n`)).join("");
+    const text = Array.from({ length: 1000 }, (_, i) => (i < 100 ? ascii(i) : `data: {"i":${i},"text":"漢字の文と🙂"}\n\n`)).join("");
     const bytes = Buffer.from(text);
     // Every cut near the turn, so that some read ends inside a character.
-    for (const size of [...sizes(bytes), 4097, 4098, 4099, 5000, 5001, 5002]) expect(split(bytes, size)).toEqual(reference(text));
+    for (const size of [...sizes(bytes), 4097, 4098, 4099, 5000, 5001, 5002, 20_000]) expect(split(bytes, size)).toEqual(reference(text));
+    // A big read judged by its start, with an event begun in the read before it held.
+    expect(splitAt(bytes, [4000, 30_000])).toEqual(reference(text));
   });
 
   test("a byte order mark at the start is not part of the first event, however cut; one further on is", () => {
