@@ -107,6 +107,16 @@ describe("createSseSplitter", () => {
     expect(splitAt(bytes, [4000, 30_000])).toEqual(reference(text));
   });
 
+  test("an event named as the one before it is given that name; one named otherwise, or written otherwise, its own", () => {
+    const names = ["delta", "delta", "delta ", "deltas", "delt", " delta", "  delta", "delta", "ping", "delta", "\tdelta"];
+    const text = names.map((name, i) => `event:${name === "delta" ? " " : ""}${name}\ndata: {"i":${i}}\n\n`).join("");
+    for (const size of [1, 7, 1000]) {
+      const events = split(Buffer.from(text), size);
+      expect(events).toEqual(reference(text));
+      expect(events.map((event) => event.event)).toEqual(names.map((name) => name.trim()));
+    }
+  });
+
   test("a byte order mark at the start is not part of the first event, however cut; one further on is", () => {
     const text = `\ufeffdata: {"a":1}\n\ndata: \ufeff{"b":2}\n\n`;
     const bytes = Buffer.from(text);

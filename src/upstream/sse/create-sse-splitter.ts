@@ -2,6 +2,7 @@ import { parseSseEvent, readSseEvent } from "./read-first-event.ts";
 import type { SseEvent } from "../../wire/sse-event.ts";
 import { isAscii } from "node:buffer";
 import { fromLatin1 } from "../from-latin1.ts";
+import { ownCopy } from "../../canonical/kept-text.ts";
 
 export interface SseSplitter {
   /** Feeds bytes; returns the events completed by them (those split across chunks wait for the rest). */
@@ -81,6 +82,12 @@ export function createSseSplitter(maxEventBytes = Number.POSITIVE_INFINITY): Sse
   let decoder: TextDecoder | undefined;
   /** Whether the text held and the read being split are all ASCII (so no event needs decoding). */
   let ascii = true;
+  /**
+   * The last event's name: the next events mostly have it, and are given it rather than two strings
+   * cut anew (2,000 Messages text deltas, each with its `event:` line, to a Chat client in process:
+   * 0.96-0.97 of the CPU, two runs of ten alternating rounds).
+   */
+  let lastName: string | undefined;
 
   /**
    * A chunk's text, as long as the stream is read as Latin-1: whether it (and what is held) is all
@@ -127,7 +134,9 @@ export function createSseSplitter(maxEventBytes = Number.POSITIVE_INFINITY): Sse
       const event =
         oneLine && end > from + 6 && pending.startsWith("data: ", from) && pending.charCodeAt(end - 1) !== 13
           ? { event: undefined, data: pending.slice(from + 6, end) }
-          : readSseEvent(pending, from, end);
+          : readSseEvent(pending, from, end, lastName);
+      // A name kept for the next events is a copy: cut from the read, it would keep the read alive.
+      if (event.event !== undefined && event.event !== lastName) lastName = ownCopy(event.event);
       from = end + 2;
       if (event.data !== "" || event.event !== undefined) events.push(event);
     }

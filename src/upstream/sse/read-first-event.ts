@@ -9,9 +9,11 @@ export const parseSseEvent = (block: string): SseEvent => readSseEvent(block, 0,
 /**
  * Parses the SSE event block `text[from, to)` in place: each line is read where it lies, and only
  * a field's value is copied out (no split into lines, no join for the usual single `data:` line).
- * A line's trailing `\r` is dropped; the last `event:` counts; `data:` lines join with `\n`.
+ * A line's trailing `\r` is dropped; the last `event:` counts; `data:` lines join with `\n`. An
+ * `event:` line naming `known` (the stream's last name, as a rule) gives `known` itself, not a new
+ * string cut from the text.
  */
-export function readSseEvent(text: string, from: number, to: number): SseEvent {
+export function readSseEvent(text: string, from: number, to: number, known?: string): SseEvent {
   let event: string | undefined;
   let data: string | undefined;
   let at = from;
@@ -25,7 +27,8 @@ export function readSseEvent(text: string, from: number, to: number): SseEvent {
       const piece = text.slice(start, lineEnd);
       data = data === undefined ? piece : `${data}\n${piece}`;
     } else if (text.startsWith("event:", at) && at + 6 <= lineEnd) {
-      event = text.slice(at + 6, lineEnd).trim();
+      const name = text.charCodeAt(at + 6) === 32 ? at + 7 : at + 6;
+      event = known !== undefined && lineEnd - name === known.length && text.startsWith(known, name) ? known : text.slice(at + 6, lineEnd).trim();
     }
     at = next;
   }
