@@ -153,56 +153,59 @@ export function createSseSplitter(maxEventBytes = Number.POSITIVE_INFINITY): Sse
     return events;
   };
 
+  /** The events `bytes` complete, as split (read as Latin-1 until the stream is decoded a read at a time). */
+  const split = (bytes: Uint8Array): SseEvent[] => {
+    if (overflowed) return [];
+    if (opening !== undefined) {
+      const start = opening.length === 0 ? bytes : Buffer.concat([opening, bytes]);
+      const bom = opensLikeBom(start);
+      // Too short yet to tell a byte order mark from an event: it waits for the next chunk.
+      if (bom && start.length < BOM.length) {
+        opening = start;
+        return [];
+      }
+      opening = undefined;
+      bytes = bom ? start.subarray(BOM.length) : start;
+    }
+    let text = decoder === undefined ? textOf(bytes) : decoder.decode(bytes, STREAMING);
+    // The usual chunk, one whole `data: …` event and nothing held: its data, without the search below.
+    if (pending === "" && !heldCr && text.length > 8 && text.startsWith("data: ") && text.indexOf("\n") === text.length - 2 && text.charCodeAt(text.length - 1) === 10 && text.charCodeAt(text.length - 3) !== 13) {
+      if (text.length - 2 > maxEventBytes) {
+        overflowed = true;
+        return [];
+      }
+      return [{ event: undefined, data: text.slice(6, -2) }];
+    }
+    if (heldCr) {
+      text = `\r${text}`;
+      heldCr = false;
+    }
+    if (text.includes("\r")) {
+      // A `\r\n` the chunks cut in two is joined first: a `\r` at the end waits for the next chunk.
+      heldCr = text.endsWith("\r");
+      text = (heldCr ? text.slice(0, -1) : text).replaceAll("\r\n", "\n");
+    }
+    const seam = text.charCodeAt(0) === 10 && pending.endsWith("\n");
+    const ends = seam || text.includes("\n\n");
+    if (!ends || pending === "") {
+      // Not `+=` on an empty string: that makes a rope the search must flatten, a copy of every chunk.
+      pending = pending === "" ? text : pending + text;
+      return ends ? check(take()) : check([]);
+    }
+    // The event the last chunk began ends early in this one: it is joined alone, and the rest of the
+    // chunk is read where it lies. Joined whole, the chunk would be copied by the first search.
+    const cut = seam ? 1 : text.indexOf("\n\n") + 2;
+    pending += text.slice(0, cut);
+    const head = take();
+    if (overflowed) return head;
+    const rest = text.slice(cut);
+    pending = pending === "" ? rest : pending + rest;
+    const events = check(take());
+    return head.length === 0 ? events : events.length === 0 ? head : head.concat(events);
+  };
+
   return {
-    push(bytes) {
-      if (overflowed) return [];
-      if (opening !== undefined) {
-        const start = opening.length === 0 ? bytes : Buffer.concat([opening, bytes]);
-        const bom = opensLikeBom(start);
-        // Too short yet to tell a byte order mark from an event: it waits for the next chunk.
-        if (bom && start.length < BOM.length) {
-          opening = start;
-          return [];
-        }
-        opening = undefined;
-        bytes = bom ? start.subarray(BOM.length) : start;
-      }
-      let text = decoder === undefined ? textOf(bytes) : decoder.decode(bytes, STREAMING);
-      // The usual chunk, one whole `data: …` event and nothing held: its data, without the search below.
-      if (pending === "" && !heldCr && text.length > 8 && text.startsWith("data: ") && text.indexOf("\n") === text.length - 2 && text.charCodeAt(text.length - 1) === 10 && text.charCodeAt(text.length - 3) !== 13) {
-        if (text.length - 2 > maxEventBytes) {
-          overflowed = true;
-          return [];
-        }
-        return asUtf8([{ event: undefined, data: text.slice(6, -2) }]);
-      }
-      if (heldCr) {
-        text = `\r${text}`;
-        heldCr = false;
-      }
-      if (text.includes("\r")) {
-        // A `\r\n` the chunks cut in two is joined first: a `\r` at the end waits for the next chunk.
-        heldCr = text.endsWith("\r");
-        text = (heldCr ? text.slice(0, -1) : text).replaceAll("\r\n", "\n");
-      }
-      const seam = text.charCodeAt(0) === 10 && pending.endsWith("\n");
-      const ends = seam || text.includes("\n\n");
-      if (!ends || pending === "") {
-        // Not `+=` on an empty string: that makes a rope the search must flatten, a copy of every chunk.
-        pending = pending === "" ? text : pending + text;
-        return ends ? asUtf8(check(take())) : check([]);
-      }
-      // The event the last chunk began ends early in this one: it is joined alone, and the rest of the
-      // chunk is read where it lies. Joined whole, the chunk would be copied by the first search.
-      const cut = seam ? 1 : text.indexOf("\n\n") + 2;
-      pending += text.slice(0, cut);
-      const head = take();
-      if (overflowed) return asUtf8(head);
-      const rest = text.slice(cut);
-      pending = pending === "" ? rest : pending + rest;
-      const events = check(take());
-      return asUtf8(head.length === 0 ? events : events.length === 0 ? head : head.concat(events));
-    },
+    push: (bytes) => asUtf8(split(bytes)),
     end() {
       if (overflowed) return [];
       // A stream of nothing but a byte order mark's first bytes: those are its text.
