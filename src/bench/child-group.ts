@@ -12,9 +12,17 @@ export interface Child {
   readonly drained: Promise<void>;
 }
 
+export interface SpawnOptions {
+  readonly server?: boolean;
+  readonly stderr?: (chunk: Uint8Array) => Uint8Array;
+}
+
 export interface ChildGroup {
-  /** `server`: expected to run until stopped, so `assertAlive` checks it. */
-  spawn(name: string, cmd: string[], env: Record<string, string | undefined>, options?: { server?: boolean }): Child;
+  /**
+   * `server`: expected to run until stopped, so `assertAlive` checks it. `stderr`: sees each chunk
+   * of the child's stderr first and gives back what the kept tail gets of it.
+   */
+  spawn(name: string, cmd: string[], env: Record<string, string | undefined>, options?: SpawnOptions): Child;
   /** Throws, with its output, if a child that should still serve has exited (e.g. crashed under load). */
   assertAlive(): void;
   /** SIGTERM one child (SIGKILL after `graceMs`) and wait for it; it is no longer checked by `assertAlive`. */
@@ -34,6 +42,10 @@ const TAIL_BYTES = 8 * 1024;
 async function drain(stream: ReadableStream<Uint8Array>, append: (chunk: Uint8Array) => void): Promise<void> {
   for await (const chunk of stream) append(chunk);
 }
+
+const keepSome = (append: (chunk: Uint8Array) => void, chunk: Uint8Array): void => {
+  if (chunk.byteLength > 0) append(chunk);
+};
 
 /** The last `TAIL_BYTES` of what was appended (whole chunks, cut on output). */
 function createTail(): { append: (chunk: Uint8Array) => void; text: () => string } {
@@ -70,7 +82,8 @@ export function createChildGroup(): ChildGroup {
     spawn(name, cmd, env, options = {}) {
       const proc = Bun.spawn(cmd, { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
       const tail = createTail();
-      const drained = Promise.all([drain(proc.stdout, tail.append), drain(proc.stderr, tail.append)]).then(
+      const { stderr } = options;
+      const drained = Promise.all([drain(proc.stdout, tail.append), drain(proc.stderr, stderr ? (chunk) => keepSome(tail.append, stderr(chunk)) : tail.append)]).then(
         () => {},
         () => {},
       );

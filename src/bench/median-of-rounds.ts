@@ -19,20 +19,23 @@ function maxOf(values: ReadonlyArray<number | undefined>): number | undefined {
 }
 
 /**
- * The thread split of the middle round by CPU per request (the lower middle one when the rounds are
- * even): one round's split, so its parts add up to that round's CPU, which is the median reported.
+ * The middle round by CPU per request (the lower middle one when the rounds are even), of those with
+ * a thread split: its split, whose parts add up to that round's CPU, which is the median reported,
+ * and its collector's work, beside it.
  */
-function middleSplit(results: readonly PassResult[]): PassResult["threadUsPerRequest"] {
+function middleRound(results: readonly PassResult[]): Pick<PassResult, "threadUsPerRequest" | "collector"> {
   const measured = results.filter((r) => r.cpuUsPerRequest !== undefined && r.threadUsPerRequest !== undefined);
-  if (measured.length === 0) return undefined;
+  if (measured.length === 0) return {};
   measured.sort((a, b) => a.cpuUsPerRequest! - b.cpuUsPerRequest!);
-  return measured[Math.floor((measured.length - 1) / 2)]!.threadUsPerRequest;
+  const { threadUsPerRequest, collector } = measured[Math.floor((measured.length - 1) / 2)]!;
+  return { threadUsPerRequest, ...(collector ? { collector } : {}) };
 }
 
 /**
  * One pass's rounds folded into one: the median of each rate, latency and CPU per request (a single
- * run on a shared 2-core machine swings by a fifth) with the middle round's thread split, the sum of
- * requests and errors, and the highest peak memory (a peak is a maximum, not a typical value).
+ * run on a shared 2-core machine swings by a fifth) with the middle round's thread split and
+ * collector work, the sum of requests and errors, and the highest peak memory (a peak is a maximum,
+ * not a typical value).
  */
 function foldPasses(results: readonly PassResult[]): PassResult {
   if (results.length === 0) throw new Error("foldPasses: no rounds");
@@ -52,11 +55,12 @@ function foldPasses(results: readonly PassResult[]): PassResult {
     ...(ttfbP99Ms !== undefined ? { ttfbP99Ms } : {}),
     ...(firstError !== undefined ? { firstError } : {}),
   };
-  const threadUsPerRequest = middleSplit(results);
+  const { threadUsPerRequest, collector } = middleRound(results);
   return {
     ...load,
     cpuUsPerRequest: medianOf(results.map((r) => r.cpuUsPerRequest)),
     ...(threadUsPerRequest !== undefined ? { threadUsPerRequest } : {}),
+    ...(collector !== undefined ? { collector } : {}),
     peakRssBytes: maxOf(results.map((r) => r.peakRssBytes)),
   };
 }

@@ -6,7 +6,7 @@ import { formatOpenStreams } from "./format-open-streams.ts";
 import { mb, ms } from "./format-units.ts";
 import { THREAD_ROLES } from "./read-thread-cpu.ts";
 import type { PassProfile } from "./record-perf.ts";
-import type { PassResult } from "./run-scenario.ts";
+import type { CollectorUse, PassResult } from "./run-scenario.ts";
 import { TRICKLED_STREAM_GAP_MS } from "./scenarios.ts";
 import type { SoakSummary } from "./summarize-soak.ts";
 
@@ -160,6 +160,10 @@ export function formatLongStreams(rows: readonly LongStreamRow[]): string[] {
   ];
 }
 
+/** A pass's collector columns: collections per 1,000 requests, the main thread's stops and the allocation per request. */
+const collectorCells = (c: CollectorUse | undefined): string[] =>
+  c === undefined ? ["-", "-", "-", "-"] : [c.fullPer1k.toFixed(1), c.edenPer1k.toFixed(1), us(c.stoppedUsPerRequest, 1), us(c.allocatedKbPerRequest, 1)];
+
 /** What each process's threads spent of its CPU per request: where the gateway's CPU beyond the bare proxy's goes. */
 export function formatThreads(paths: readonly PathRow[], longStreams: readonly LongStreamRow[]): string[] {
   type Group = { readonly label: string; readonly processes: ReadonlyArray<readonly [string, PassResult | undefined]> };
@@ -171,12 +175,12 @@ export function formatThreads(paths: readonly PathRow[], longStreams: readonly L
   const body = groups.flatMap(({ label, processes }) =>
     processes
       .filter(([, p]) => p?.threadUsPerRequest !== undefined)
-      .map(([process, p], i) => [i === 0 ? label : "", process, ...THREAD_ROLES.map((role) => us(p!.threadUsPerRequest![role])), us(p!.cpuUsPerRequest)]),
+      .map(([process, p], i) => [i === 0 ? label : "", process, ...THREAD_ROLES.map((role) => us(p!.threadUsPerRequest![role])), us(p!.cpuUsPerRequest), ...collectorCells(p!.collector)]),
   );
   if (body.length === 0) return [];
   return [
-    "by thread: each process's CPU µs per request split by what its threads do (loaded pass, the middle round): main = JavaScript, the HTTP server and the event loop; gc = the collector's helper threads; fetch = the fetch client's socket thread; worker = Workers (the gateway's embedded database); jit = the compilers (JavaScript and WebAssembly)",
-    ...table(["row", "process", ...THREAD_ROLES, "total"], body, [1]),
+    "by thread: each process's CPU µs per request split by what its threads do (loaded pass, the middle round): main = JavaScript, the HTTP server and the event loop; gc = the collector's helper threads; fetch = the fetch client's socket thread; worker = Workers (the gateway's embedded database); jit = the compilers (JavaScript and WebAssembly); then, from the collector's log in the same pass, its full and eden collections per 1,000 requests, the time it stopped the main thread per request (wall µs) and the KB the requests allocated each",
+    ...table(["row", "process", ...THREAD_ROLES, "total", "full /1k", "eden /1k", "stopped µs", "alloc KB"], body, [1]),
   ];
 }
 

@@ -1,5 +1,6 @@
 import type { ChildGroup } from "./child-group.ts";
 import type { LoadResult } from "./load-result.ts";
+import type { CollectorCount } from "./read-collector-log.ts";
 import { perRequestUs, readThreadSnapshot, threadCpuBetween, type ThreadCpu } from "./read-thread-cpu.ts";
 import { startPeakProbe } from "./read-process-memory.ts";
 import { runBuiltinLoad } from "./run-builtin-load.ts";
@@ -21,6 +22,28 @@ export interface RunScenarioOptions {
    * awaited once the pass has been read.
    */
   readonly aroundFirstPass?: ((scenario: Scenario) => (() => Promise<void>) | undefined) | undefined;
+  /** The serving process's collections so far, where its collector log is read. */
+  readonly collector?: (() => CollectorCount) | undefined;
+}
+
+/** What the serving process's collector did in a pass, per request. */
+export interface CollectorUse {
+  readonly fullPer1k: number;
+  readonly edenPer1k: number;
+  /** The main thread's stops for the collector, wall time. */
+  readonly stoppedUsPerRequest: number;
+  /** What the cycles that ended in the pass allocated (see CollectorCount): how fast requests make garbage. */
+  readonly allocatedKbPerRequest: number;
+}
+
+/** The collector's work between two counts, per request of the pass. */
+function collectorUse(before: CollectorCount, after: CollectorCount, requests: number): CollectorUse {
+  return {
+    fullPer1k: ((after.full - before.full) * 1000) / requests,
+    edenPer1k: ((after.eden - before.eden) * 1000) / requests,
+    stoppedUsPerRequest: ((after.stoppedMs - before.stoppedMs) * 1000) / requests,
+    allocatedKbPerRequest: (after.allocatedBytes - before.allocatedBytes) / 1024 / requests,
+  };
 }
 
 /** One pass of one scenario: the load tool's numbers, the server's CPU per request and its peak RSS. */
@@ -31,6 +54,8 @@ export interface PassResult extends LoadResult {
   readonly threadUsPerRequest?: ThreadCpu | undefined;
   /** The server's highest RSS during the pass, bytes; undefined without procfs. */
   readonly peakRssBytes: number | undefined;
+  /** Undefined where the server's collector log is not read. */
+  readonly collector?: CollectorUse | undefined;
 }
 
 export type ScenarioOutcome = Partial<Record<Pass, PassResult>>;
@@ -51,6 +76,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
     const connections = pass === "load" ? options.connections : 1;
     const durationSec = pass === "load" ? options.durationSec : options.latencySec;
     const finishAround = pass === scenario.passes[0] ? options.aroundFirstPass?.(scenario) : undefined;
+    const collectedBefore = options.collector?.();
     const cpuBefore = readThreadSnapshot(options.serverPid);
     const peak = startPeakProbe(options.serverPid);
     // The same tool for both passes: Bun's fetch, as a client, adds about 0.08 ms to every exchange
@@ -61,10 +87,12 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
         : await runBuiltinLoad(scenario, { connections, durationSec });
     const peakRssBytes = peak.stop();
     const cpuAfter = readThreadSnapshot(options.serverPid);
+    const collectedAfter = options.collector?.();
     const measured = cpuBefore !== undefined && cpuAfter !== undefined && load.requests > 0;
     const cpuUsPerRequest = measured ? ((cpuAfter.totalMs - cpuBefore.totalMs) * 1000) / load.requests : undefined;
     const threadUsPerRequest = measured ? perRequestUs(threadCpuBetween(cpuBefore, cpuAfter), load.requests) : undefined;
-    outcome[pass] = { ...load, cpuUsPerRequest, threadUsPerRequest, peakRssBytes };
+    const collector = collectedBefore && collectedAfter && load.requests > 0 ? collectorUse(collectedBefore, collectedAfter, load.requests) : undefined;
+    outcome[pass] = { ...load, cpuUsPerRequest, threadUsPerRequest, peakRssBytes, ...(collector ? { collector } : {}) };
     await finishAround?.();
   }
   return outcome;

@@ -29,6 +29,8 @@ export interface SpawnGatewayOptions {
   readonly jitDumpDir?: string | undefined;
   /** Added to the environment (the bench's `--baseline-env`). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Sees the gateway's stderr first (see ChildGroup.spawn). */
+  readonly stderr?: ((chunk: Uint8Array) => Uint8Array) | undefined;
 }
 
 /** The environment without what would change which database or Redis the gateway uses. */
@@ -69,7 +71,7 @@ export function spawnGateway(group: ChildGroup, options: SpawnGatewayOptions): G
       },
       options,
     ),
-    { server: true },
+    { server: true, stderr: options.stderr },
   );
   return { child, url: `http://${BENCH_HOST}:${port}`, adminToken, dataDir: options.dataDir };
 }

@@ -4,6 +4,7 @@ import { bareProxyEnv } from "./bare-proxy-env.ts";
 import { createBenchAccount } from "./create-bench-account.ts";
 import { findFreePort } from "./find-free-port.ts";
 import { readProcessMemory } from "./read-process-memory.ts";
+import { COLLECTOR_LOG_ENV, createCollectorLog, type CollectorLog } from "./read-collector-log.ts";
 import { jitDumpEnvironment } from "./record-perf.ts";
 import type { BenchTarget, TargetEndpoints } from "./scenarios.ts";
 import { BENCH_HOST, spawnGateway, type GatewayProcess } from "./spawn-gateway.ts";
@@ -23,6 +24,8 @@ export interface BenchProcesses {
   readonly gatewayStartPeakBytes: number | undefined;
   /** The gateway's RSS once its account exists, before any load. */
   readonly gatewayIdleRssBytes: number | undefined;
+  /** What the collectors of the bare proxy and the gateways have done so far, by process id (from their logs). */
+  readonly collectors: ReadonlyMap<number, CollectorLog>;
 }
 
 export interface StartOptions {
@@ -63,14 +66,17 @@ export async function startProcesses(group: ChildGroup, options: StartOptions): 
     throw new Error("startProcesses: a baseline gateway next to a Postgres gateway needs a database of its own");
   const sim = spawnSim(group);
   const barePort = findFreePort(BENCH_HOST);
+  const bareCollector = createCollectorLog();
   const bare = group.spawn(
     "bare proxy",
     [process.execPath, "run", join(ROOT, "src/bench/bare-proxy.ts")],
-    { ...bareProxyEnv(process.env, barePort, sim.url), ...(options.jitDumpDir ? jitDumpEnvironment(options.jitDumpDir) : {}) },
-    { server: true },
+    { ...bareProxyEnv(process.env, barePort, sim.url), ...(options.jitDumpDir ? jitDumpEnvironment(options.jitDumpDir) : {}), ...COLLECTOR_LOG_ENV },
+    { server: true, stderr: bareCollector.read },
   );
 
   const configPath = writeGatewayConfig(dir, sim.url);
+  const gatewayCollector = createCollectorLog();
+  const baselineCollector = createCollectorLog();
   const gateway = spawnGateway(group, {
     name: "gateway",
     root: ROOT,
@@ -80,6 +86,8 @@ export async function startProcesses(group: ChildGroup, options: StartOptions): 
     redisUrl: options.redisUrl,
     cpuProfDir: options.cpuProfDir,
     jitDumpDir: options.jitDumpDir,
+    env: COLLECTOR_LOG_ENV,
+    stderr: gatewayCollector.read,
   });
   // Not profiled: --cpu-prof is for the code under change, and a second profile in the same dir would be mistaken for it.
   const baseline =
@@ -94,7 +102,8 @@ export async function startProcesses(group: ChildGroup, options: StartOptions): 
           // One Redis serves both: every key the gateways write names its own account.
           redisUrl: options.redisUrl,
           cpuProfDir: undefined,
-          env: options.baselineEnv,
+          env: { ...COLLECTOR_LOG_ENV, ...options.baselineEnv },
+          stderr: baselineCollector.read,
         });
 
   let gatewayStartPeakBytes: number | undefined;
@@ -131,5 +140,10 @@ export async function startProcesses(group: ChildGroup, options: StartOptions): 
     bare,
     gatewayStartPeakBytes,
     gatewayIdleRssBytes: readProcessMemory(gatewayPid)?.rssBytes,
+    collectors: new Map([
+      [bare.proc.pid, bareCollector],
+      [gatewayPid, gatewayCollector],
+      ...(baseline ? [[baseline.child.proc.pid, baselineCollector] as const] : []),
+    ]),
   };
 }

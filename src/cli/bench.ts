@@ -96,7 +96,9 @@ async function runRounds(args: BenchArgs, tool: "wrk" | "builtin", scriptDir: st
               perf.recorded.push({ index: i, pid: serverPid, file, error: (await recording.stop()).error });
             };
           };
-      rounds[i]!.push(await runScenario(scenario, { ...args, tool, scriptDir, group, serverPid, aroundFirstPass }));
+      const collectorLog = processes.collectors.get(serverPid);
+      const collector = collectorLog && (() => collectorLog.count);
+      rounds[i]!.push(await runScenario(scenario, { ...args, tool, scriptDir, group, serverPid, aroundFirstPass, collector }));
       // A server that crashed under load turns every later scenario into connection errors; stop with its output.
       group.assertAlive();
     }

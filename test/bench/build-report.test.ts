@@ -183,15 +183,16 @@ describe("buildReport: CPU by thread", () => {
   test("each process of each row, its CPU per request split by role, beside its total", () => {
     const measured = [
       path("bare", "json", both(30, 4, 45, { threadUsPerRequest: split(25, 0, 5, 0) })),
-      path("gateway", "json", both(45, 5, 470, { threadUsPerRequest: split(30, 6, 4, 5) })),
+      path("gateway", "json", both(45, 5, 470, { threadUsPerRequest: split(30, 6, 4, 5), collector: { fullPer1k: 1.1, edenPer1k: 1.25, stoppedUsPerRequest: 15.64, allocatedKbPerRequest: 28.9 } })),
       long("bare", 1_000, split(600, 0, 400, 0)),
       long("cross", 2_600, split(1_900, 500, 150, 50)),
     ];
     const text = formatReport(buildReport({ meta: meta("pglite"), measured, longStreamEvents: { "long-stream/messages/cross": 2_000 } }));
     expect(text).toContain("by thread: each process's CPU µs per request split by what its threads do");
-    expect(text).toMatch(/row\s+process\s+main\s+gc\s+fetch\s+worker\s+jit\s+other\s+total/);
-    expect(text).toMatch(/same-format JSON · messages\s+gateway\s+30\s+6\s+4\s+5\s+0\s+0\s+45\n\s+bare\s+25\s+0\s+5\s+0\s+0\s+0\s+30/);
-    expect(text).toMatch(/long stream, in one burst · messages → chat\s+translated\s+1900\s+500\s+150\s+50\s+0\s+0\s+2600\n\s+bare\s+600\s+0\s+400/);
+    expect(text).toMatch(/row\s+process\s+main\s+gc\s+fetch\s+worker\s+jit\s+other\s+total\s+full \/1k\s+eden \/1k\s+stopped µs\s+alloc KB/);
+    // The collector's columns where its log was read, dashes where not.
+    expect(text).toMatch(/same-format JSON · messages\s+gateway\s+30\s+6\s+4\s+5\s+0\s+0\s+45\s+1\.1\s+1\.3\s+15\.6\s+28\.9\n\s+bare\s+25\s+0\s+5\s+0\s+0\s+0\s+30\s+-\s+-\s+-\s+-\n/);
+    expect(text).toMatch(/long stream, in one burst · messages → chat\s+translated\s+1900\s+500\s+150\s+50\s+0\s+0\s+2600\s+-\s+-\s+-\s+-\n\s+bare\s+600\s+0\s+400/);
   });
 
   test("a row whose first process has no split keeps its label on the next one", () => {

@@ -59,6 +59,17 @@ describe("medianOfRounds, the thread split", () => {
     expect(folded).toMatchObject({ cpuUsPerRequest: 60, threadUsPerRequest: split(40, 20) });
   });
 
+  test("the collector's work of that same round, beside its split", () => {
+    const collector = (stoppedUsPerRequest: number) => ({ fullPer1k: 1, edenPer1k: 2, stoppedUsPerRequest, allocatedKbPerRequest: 30 });
+    const folded = foldPasses([
+      pass(1, 1, 70, 1, { threadUsPerRequest: split(60, 10), collector: collector(9) }),
+      pass(1, 1, 50, 1, { threadUsPerRequest: split(45, 5), collector: collector(3) }),
+      pass(1, 1, 60, 1, { threadUsPerRequest: split(40, 20), collector: collector(5) }),
+    ]);
+    expect(folded).toMatchObject({ threadUsPerRequest: split(40, 20), collector: collector(5) });
+    expect(foldPasses([pass(1, 1, 60, 1, { threadUsPerRequest: split(40, 20) })])!.collector).toBeUndefined();
+  });
+
   test("even rounds: the lower middle one; none measured: no split", () => {
     expect(foldPasses([pass(1, 1, 10, 1, { threadUsPerRequest: split(8, 2) }), pass(1, 1, 30, 1, { threadUsPerRequest: split(20, 10) })])!.threadUsPerRequest).toEqual(split(8, 2));
     expect(foldPasses([pass(1, 1, 10, 1)])!.threadUsPerRequest).toBeUndefined();

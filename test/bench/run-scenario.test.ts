@@ -84,3 +84,35 @@ test.each([
   expect(atFinish - atStart).toBe(outcome[passes[0]!]!.requests);
   expect(server.count() - atFinish).toBe(passes.length > 1 ? outcome[passes[1]!]!.requests : 0);
 });
+
+test("a pass's collector work is what the count grew by across it, per request: none before its warm-up's end, none after it", async () => {
+  const server = countingServer();
+  // The count grows with every request the server has answered: a collection of each kind, 2 ms
+  // of stops and 3 KB of allocation for each.
+  const count = () => {
+    const n = server.count();
+    return { eden: n, full: n, stoppedMs: 2 * n, allocatedBytes: 3 * 1024 * n };
+  };
+  const outcome = await runScenario(
+    { ...scenarioFor("messages/json/gateway", server.url), passes: ["load", "single"] },
+    { tool: "builtin", connections: 2, durationSec: 1, latencySec: 1, scriptDir: "/tmp", group: createChildGroup(), serverPid: process.pid, collector: count },
+  );
+  for (const pass of ["load", "single"] as const) {
+    expect(outcome[pass]!.requests).toBeGreaterThan(0);
+    expect(outcome[pass]!.collector).toEqual({ fullPer1k: 1000, edenPer1k: 1000, stoppedUsPerRequest: 2000, allocatedKbPerRequest: 3 });
+  }
+});
+
+test("without a collector log, a pass says nothing of its collector", async () => {
+  const server = countingServer();
+  const outcome = await runScenario(scenarioFor("messages/json/gateway", server.url), {
+    tool: "builtin",
+    connections: 2,
+    durationSec: 1,
+    latencySec: 0,
+    scriptDir: "/tmp",
+    group: createChildGroup(),
+    serverPid: process.pid,
+  });
+  expect(outcome.load!.collector).toBeUndefined();
+});
