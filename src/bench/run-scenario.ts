@@ -1,6 +1,6 @@
 import type { ChildGroup } from "./child-group.ts";
 import type { LoadResult } from "./load-result.ts";
-import type { CollectorCount } from "./read-collector-log.ts";
+import { busiestBetween, type HeapCounts } from "./read-collector-log.ts";
 import { perRequestUs, readThreadSnapshot, threadCpuBetween, type ThreadCpu } from "./read-thread-cpu.ts";
 import { startPeakProbe } from "./read-process-memory.ts";
 import { runBuiltinLoad } from "./run-builtin-load.ts";
@@ -22,8 +22,8 @@ export interface RunScenarioOptions {
    * awaited once the pass has been read.
    */
   readonly aroundFirstPass?: ((scenario: Scenario) => (() => Promise<void>) | undefined) | undefined;
-  /** The serving process's collections so far, where its collector log is read. */
-  readonly collector?: (() => CollectorCount) | undefined;
+  /** The serving process's collections so far, by heap, where its collector log is read. */
+  readonly collector?: (() => HeapCounts) | undefined;
 }
 
 /** What the serving process's collector did in a pass, per request. */
@@ -36,13 +36,15 @@ export interface CollectorUse {
   readonly allocatedKbPerRequest: number;
 }
 
-/** The collector's work between two counts, per request of the pass. */
-function collectorUse(before: CollectorCount, after: CollectorCount, requests: number): CollectorUse {
+/** The main heap's collector work between two looks (see busiestBetween), per request of the pass. */
+function collectorUse(before: HeapCounts, after: HeapCounts, requests: number): CollectorUse | undefined {
+  const used = busiestBetween(before, after);
+  if (used === undefined) return undefined;
   return {
-    fullPer1k: ((after.full - before.full) * 1000) / requests,
-    edenPer1k: ((after.eden - before.eden) * 1000) / requests,
-    stoppedUsPerRequest: ((after.stoppedMs - before.stoppedMs) * 1000) / requests,
-    allocatedKbPerRequest: (after.allocatedBytes - before.allocatedBytes) / 1024 / requests,
+    fullPer1k: (used.full * 1000) / requests,
+    edenPer1k: (used.eden * 1000) / requests,
+    stoppedUsPerRequest: (used.stoppedMs * 1000) / requests,
+    allocatedKbPerRequest: used.allocatedBytes / 1024 / requests,
   };
 }
 

@@ -97,7 +97,7 @@ async function runRounds(args: BenchArgs, tool: "wrk" | "builtin", scriptDir: st
             };
           };
       const collectorLog = processes.collectors.get(serverPid);
-      const collector = collectorLog && (() => collectorLog.count);
+      const collector = collectorLog && (() => collectorLog.heaps());
       rounds[i]!.push(await runScenario(scenario, { ...args, tool, scriptDir, group, serverPid, aroundFirstPass, collector }));
       // A server that crashed under load turns every later scenario into connection errors; stop with its output.
       group.assertAlive();

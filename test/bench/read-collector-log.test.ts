@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { createChildGroup } from "../../src/bench/child-group.ts";
-import { COLLECTOR_LOG_ENV, createCollectorLog } from "../../src/bench/read-collector-log.ts";
+import { busiestBetween, COLLECTOR_LOG_ENV, createCollectorLog } from "../../src/bench/read-collector-log.ts";
 
 // Lines as a gateway under the bench's JSON load wrote them (BUN_JSC_logGC=1, Bun 1.4.5), one eden
 // collection and one full one, with a line of the gateway's own between.
@@ -30,7 +30,7 @@ test("counts each collection by its kind, every stop it timed and what its cycle
       kept += Buffer.from(log.read(bytes.subarray(from, cut))).toString();
       from = cut;
     }
-    expect(log.count).toEqual({ eden: 1, full: 1, stoppedMs: 0.989136 + 1.150396 + 1.055745 + 0.874417 + 3.943916, allocatedBytes: 11665757 + 11689624 });
+    expect(log.heaps()).toEqual(new Map([["0x22120b9c118", { eden: 1, full: 1, stoppedMs: 0.989136 + 1.150396 + 1.055745 + 0.874417 + 3.943916, allocatedBytes: 11665757 + 11689624 }]]));
     expect(kept).toBe("routelane: a line of the gateway's own\n");
   }
 });
@@ -42,9 +42,25 @@ test("a Bun process started with the bench's environment logs its collections, a
   const child = group.spawn("collector", [process.execPath, "-e", script], { ...process.env, ...COLLECTOR_LOG_ENV }, { stderr: log.read });
   await child.exited;
   await child.drained;
-  expect(log.count.full).toBeGreaterThanOrEqual(3);
-  expect(log.count.stoppedMs).toBeGreaterThan(0);
+  const main = busiestBetween(new Map(), log.heaps())!;
+  expect(main.full).toBeGreaterThanOrEqual(3);
+  expect(main.stoppedMs).toBeGreaterThan(0);
   expect(child.output()).toContain("done 300000");
   expect(child.output()).not.toContain("[GC<");
   await group.stopAll();
 }, 30_000);
+
+test("a Worker's heap is counted apart, and a pass is judged by the heap that collected most in it", () => {
+  const log = createCollectorLog();
+  const main = "0x22120b9c118";
+  const worker = "0x22127900118";
+  const collection = (heap: string, kind: "Eden" | "Full", allocated: number, stop: number) =>
+    `Requesting GC because bytes allocated this cycle: ${allocated} exceed bytes allowed: 1\n[GC<${heap}>: START M 100kb => ${kind}Collection, a=0kb p=${stop}ms (max 1)...]\n[GC<${heap}>: epilogue 0.01ms]\n`;
+  log.read(Buffer.from(collection(worker, "Full", 500, 2) + collection(main, "Eden", 1000, 1)));
+  const before = log.heaps();
+  log.read(Buffer.from(collection(main, "Eden", 1000, 1) + collection(worker, "Eden", 300, 4) + collection(main, "Full", 2000, 3)));
+  expect(log.heaps().get(worker)).toEqual({ eden: 1, full: 1, stoppedMs: 6, allocatedBytes: 800 });
+  expect(busiestBetween(before, log.heaps())).toEqual({ eden: 1, full: 1, stoppedMs: 4, allocatedBytes: 3000 });
+  expect(busiestBetween(before, before)).toEqual({ eden: 0, full: 0, stoppedMs: 0, allocatedBytes: 0 });
+  expect(busiestBetween(new Map(), new Map())).toBeUndefined();
+});

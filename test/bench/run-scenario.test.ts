@@ -91,7 +91,7 @@ test("a pass's collector work is what the count grew by across it, per request: 
   // of stops and 3 KB of allocation for each.
   const count = () => {
     const n = server.count();
-    return { eden: n, full: n, stoppedMs: 2 * n, allocatedBytes: 3 * 1024 * n };
+    return new Map([["0x1", { eden: n, full: n, stoppedMs: 2 * n, allocatedBytes: 3 * 1024 * n }]]);
   };
   const outcome = await runScenario(
     { ...scenarioFor("messages/json/gateway", server.url), passes: ["load", "single"] },
