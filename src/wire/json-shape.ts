@@ -139,6 +139,8 @@ export interface ShapeMemory {
   tries: number;
   /** Events read through a shape: every SHAPE_REFILL of them earn a try back. */
   fills: number;
+  /** The shape's pieces as the bytes of an SSE event (see readShapedEvent), once read so; dropped with the shape. */
+  framed: readonly Uint8Array[] | null;
 }
 
 /** Enough for a stream's kinds of frequent event (reasoning, text, a call's arguments) to each get a turn. */
@@ -156,13 +158,18 @@ const SHAPE_REFILL = 32;
  */
 const SHAPE_WAIT = 16;
 
-export const newShapeMemory = (tries = SHAPE_TRIES): ShapeMemory => ({ shape: null, wait: SHAPE_WAIT, tries, fills: 0 });
+export const newShapeMemory = (tries = SHAPE_TRIES): ShapeMemory => ({ shape: null, wait: SHAPE_WAIT, tries, fills: 0, framed: null });
+
+/** Counts an event read through the shape (see SHAPE_REFILL). */
+export function noteShapeFill(memory: ShapeMemory): void {
+  if (++memory.fills % SHAPE_REFILL === 0 && memory.tries < SHAPE_TRIES) memory.tries++;
+}
 
 /** The event `data` read through the stream's shape, or undefined when it has none or `data` does not fit it (then parse it). */
 export function readShaped(memory: ShapeMemory, data: string): JsonObject | undefined {
   if (memory.shape === null) return undefined;
   const filled = fillJsonShape(memory.shape, data);
-  if (filled !== undefined && ++memory.fills % SHAPE_REFILL === 0 && memory.tries < SHAPE_TRIES) memory.tries++;
+  if (filled !== undefined) noteShapeFill(memory);
   return filled;
 }
 
@@ -175,5 +182,8 @@ export function learnShape(memory: ShapeMemory, data: string, event: JsonObject,
   if (memory.tries <= 0) return;
   memory.tries--;
   const shape = learnJsonShape(data, event, wanted, optional);
-  if (shape) memory.shape = shape;
+  if (shape) {
+    memory.shape = shape;
+    memory.framed = null;
+  }
 }

@@ -16,17 +16,21 @@ export function scanJsonString(text: string, at: number): number {
       i++;
       continue;
     }
-    const escaped = text.charCodeAt(i + 1);
-    if (escaped === 0x75) {
-      if (!isHex(text.charCodeAt(i + 2)) || !isHex(text.charCodeAt(i + 3)) || !isHex(text.charCodeAt(i + 4)) || !isHex(text.charCodeAt(i + 5))) return -1;
-      i += 6;
-    } else if (escaped === 0x22 || escaped === 0x5c || escaped === 0x2f || escaped === 0x62 || escaped === 0x66 || escaped === 0x6e || escaped === 0x72 || escaped === 0x74) {
-      i += 2;
-    } else {
-      return -1;
-    }
+    const length = jsonEscapeLength(text.charCodeAt(i + 1), text.charCodeAt(i + 2), text.charCodeAt(i + 3), text.charCodeAt(i + 4), text.charCodeAt(i + 5));
+    if (length === 0) return -1;
+    i += length;
   }
   return -1;
+}
+
+/**
+ * The length of the escape a `\` followed by `escaped` begins in a JSON string (and by `h1`-`h4`,
+ * the four hex digits a `\u` needs): 6 for `\uXXXX`, 2 for `\" \\ \/ \b \f \n \r \t`, 0 for
+ * what JSON.parse refuses. Character codes or bytes alike (NaN past the end: no escape).
+ */
+export function jsonEscapeLength(escaped: number, h1: number, h2: number, h3: number, h4: number): number {
+  if (escaped === 0x75) return isHex(h1) && isHex(h2) && isHex(h3) && isHex(h4) ? 6 : 0;
+  return escaped === 0x22 || escaped === 0x5c || escaped === 0x2f || escaped === 0x62 || escaped === 0x66 || escaped === 0x6e || escaped === 0x72 || escaped === 0x74 ? 2 : 0;
 }
 
 /**

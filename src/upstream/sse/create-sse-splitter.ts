@@ -11,6 +11,8 @@ export interface SseSplitter {
   end(): SseEvent[];
   /** True once an event has grown past the limit; nothing more is held or returned. */
   readonly overflowed: boolean;
+  /** True when the next byte pushed begins an event: the stream's opening is read and nothing of an event is held. */
+  readonly idle: boolean;
 }
 
 /**
@@ -228,6 +230,9 @@ export function createSseSplitter(maxEventBytes = Number.POSITIVE_INFINITY): Sse
     },
     get overflowed() {
       return overflowed;
+    },
+    get idle() {
+      return !overflowed && opening === undefined && pending === "" && !heldCr;
     },
   };
 }

@@ -11,6 +11,7 @@ import { callFailure } from "../call-failure.ts";
 import { createCallGuard, type AbortCause } from "../create-call-guard.ts";
 import { classifyUpstreamError } from "../../wire/classify-upstream-error.ts";
 import { createCollectedTally } from "./create-collected-tally.ts";
+import { decodeUpstreamRead } from "./decode-upstream-read.ts";
 import { readCappedBody, readErrorText } from "../read-capped-body.ts";
 import { createSseSplitter, type SseSplitter } from "../sse/create-sse-splitter.ts";
 import { endResponse, keepClientAlive, newClientLink, sendToClient } from "../sse/client-link.ts";
@@ -206,20 +207,10 @@ function refuseErrorEvent(adapter: UpstreamAdapter, event: SseEvent): void {
 
 const NO_EVENTS: readonly StreamEvent[] = [];
 
-/** The canonical events of a read, in a list of the read's own, which the decoder appends to. */
+/** The canonical events of a read (see decodeUpstreamRead), and the error that ends a stream whose event grew too large. */
 function decodeBytes(t: Translation, bytes: Uint8Array | null, adapter: UpstreamAdapter, maxEventBytes: number, check?: (event: SseEvent) => void): readonly StreamEvent[] {
-  const events: StreamEvent[] = [];
-  const upstreamEvents = bytes === null ? t.splitter.end() : t.splitter.push(bytes);
-  // Only what comes before the first content is checked: the events after it are the stream's.
-  let checking = check !== undefined;
-  for (const upstreamEvent of upstreamEvents) {
-    if (checking) check?.(upstreamEvent);
-    t.decoder = adapter.stream.stepInto(t.decoder, upstreamEvent, events);
-    // While checking, every event so far is a start: the list is short, and its first other event ends the check.
-    if (checking && !onlyStart(events)) checking = false;
-  }
+  const events = decodeUpstreamRead(t, bytes, adapter, maxEventBytes, check);
   if (t.splitter.overflowed) events.push(errorEvent(streamFailures.eventTooLarge(maxEventBytes)));
-  else if (bytes === null) for (const event of adapter.stream.end(t.decoder)) events.push(event);
   return events;
 }
 

@@ -9,6 +9,7 @@ import type { StreamDecoder } from "../upstream-adapter.ts";
 import { isJsonObject } from "../../canonical/json-object.ts";
 import { learnShape, newShapeMemory, readShaped, type ShapeMemory } from "../json-shape.ts";
 import { CHANGING_CHUNK_STRINGS, CHUNK_PADDING } from "./chunk-strings.ts";
+import { readShapedEvent } from "../read-shaped-event.ts";
 
 /** Decoder state. It belongs to one stream and `step` updates it in place (one allocation per stream, not per event). */
 export interface ChatDecodeState {
@@ -132,7 +133,10 @@ function parseChunk(state: ChatDecodeState, data: string): unknown {
 }
 
 function stepChunk(state: ChatDecodeState, data: string, out: StreamEvent[]): void {
-  const parsed = readShaped(state.shapes, data) ?? parseChunk(state, data);
+  stepParsed(state, readShaped(state.shapes, data) ?? parseChunk(state, data), out);
+}
+
+function stepParsed(state: ChatDecodeState, parsed: unknown, out: StreamEvent[]): void {
   if (!isJsonObject(parsed) || ("error" in parsed && parsed.error !== null)) {
     state.ended = true;
     out.push(isJsonObject(parsed) ? upstreamFailure(parsed) : failure("upstream sent a malformed stream event"));
@@ -169,6 +173,18 @@ function stepInto(state: ChatDecodeState, event: SseEvent, out: StreamEvent[]): 
   return state;
 }
 
+/** The events at `bytes[at]` that fit the stream's learned shape, read without their text (see readShapedEvent). */
+function stepBytes(state: ChatDecodeState, bytes: Uint8Array, at: number, maxEventBytes: number, out: StreamEvent[]): number {
+  const memory = state.shapes;
+  while (at < bytes.length && !state.ended) {
+    const end = readShapedEvent(memory, bytes, at, maxEventBytes);
+    if (end < 0) break;
+    stepParsed(state, memory.shape!.chunk, out);
+    at = end;
+  }
+  return at;
+}
+
 /**
  * Chat Completions upstream SSE → canonical events. Blocks are numbered from 0 in start order;
  * tool-argument fragments pass on as they arrive. `finish` goes out once the finish reason and the
@@ -195,6 +211,7 @@ export const chatStreamDecoder: StreamDecoder<ChatDecodeState> = {
     return [stepInto(state, event, out), out];
   },
   stepInto,
+  stepBytes,
   end(state) {
     if (state.ended) return [];
     state.ended = true;

@@ -1,0 +1,182 @@
+import { describe, expect, test } from "bun:test";
+import type { StreamEvent } from "../../src/canonical/stream-event.ts";
+import { createSseSplitter } from "../../src/upstream/sse/create-sse-splitter.ts";
+import { decodeUpstreamRead } from "../../src/upstream/translated/decode-upstream-read.ts";
+import { chatApi } from "../../src/wire/chat/api.ts";
+import type { SseEvent } from "../../src/wire/sse-event.ts";
+import type { UpstreamAdapter } from "../../src/wire/upstream-adapter.ts";
+import { loadRecordings } from "../replay/recordings.ts";
+
+/**
+ * The translating path reads a Chat upstream's frequent events from bytes (the decoder's
+ * `stepBytes`) and the rest through the SSE splitter. Whatever the stream and however it is cut into
+ * reads, its canonical events must be those of the splitter alone.
+ */
+
+const CHAT = chatApi.upstream;
+/** The same decoder without its byte reader: every event split as text, as before it had one. */
+const SPLIT_ONLY: UpstreamAdapter = { ...CHAT, stream: { ...CHAT.stream, stepBytes: undefined } };
+
+interface Decoded {
+  readonly events: StreamEvent[];
+  readonly overflowed: boolean;
+  /** The bytes the byte reader read. */
+  readonly byteRead: number;
+  /** The events the check saw. */
+  readonly checked: SseEvent[];
+}
+
+/** The stream's reads through the translating path's read decoder, checked until the first content as the path does. */
+function decode(adapter: UpstreamAdapter, reads: readonly Uint8Array[], maxEventBytes = 1 << 20): Decoded {
+  let byteRead = 0;
+  const counted: UpstreamAdapter =
+    adapter.stream.stepBytes === undefined
+      ? adapter
+      : {
+          ...adapter,
+          stream: {
+            ...adapter.stream,
+            stepBytes(state, bytes, at, max, out) {
+              const next = adapter.stream.stepBytes!(state, bytes, at, max, out);
+              byteRead += next - at;
+              return next;
+            },
+          },
+        };
+  const reading = { splitter: createSseSplitter(maxEventBytes), decoder: adapter.stream.initial() };
+  const events: StreamEvent[] = [];
+  const checked: SseEvent[] = [];
+  let checking = true;
+  for (const bytes of [...reads, null]) {
+    const check = checking ? (event: SseEvent) => void checked.push(event) : undefined;
+    const out = decodeUpstreamRead(reading, bytes, counted, maxEventBytes, check);
+    events.push(...out);
+    if (reading.splitter.overflowed) break;
+    if (events.some((event) => event.type !== "start")) checking = false;
+  }
+  return { events, overflowed: reading.splitter.overflowed, byteRead, checked };
+}
+
+const encoder = new TextEncoder();
+
+/** `text` cut into reads of `size` bytes (the last shorter). */
+function cutEvery(bytes: Uint8Array, size: number): Uint8Array[] {
+  const reads: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length; at += size) reads.push(bytes.slice(at, at + size));
+  return reads;
+}
+
+/** `bytes` cut at `count` places a seeded generator picks (cuts inside characters and line ends included). */
+function cutAtRandom(bytes: Uint8Array, count: number, seed: number): Uint8Array[] {
+  let state = seed;
+  const next = (): number => {
+    state = (state * 1_103_515_245 + 12_345) & 0x7fffffff;
+    return state / 0x7fffffff;
+  };
+  const cuts = [...new Set(Array.from({ length: count }, () => Math.floor(next() * bytes.length)))].sort((a, b) => a - b);
+  const reads: Uint8Array[] = [];
+  let from = 0;
+  for (const cut of [...cuts, bytes.length]) {
+    if (cut > from) reads.push(bytes.slice(from, cut));
+    from = cut;
+  }
+  return reads;
+}
+
+/** A Chat stream's body from event data, framed as `data:` events. */
+const sse = (lines: readonly string[], lineEnd = "\n"): string => lines.map((line) => `data: ${line}${lineEnd}${lineEnd}`).join("");
+
+const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}, finish: string | null = null): string =>
+  JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra });
+const usage = JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "m", choices: [], usage: { prompt_tokens: 5, completion_tokens: 9, total_tokens: 14 } });
+
+/** Text pieces with what a literal can hold: escapes of every kind, characters past ASCII raw, a byte sequence that is not UTF-8 aside. */
+const PIECES = [" plain words", ' a "quote"', " back\\slash", " new\nline\ttab", " é — ’ 漢字 🙂", " \u0001 control", " </script> / slash", " \ud83d\ude00 pair", " lone \ud800 half", ""];
+const mixedText = (count: number): string[] => [
+  chunk({ role: "assistant", content: "" }),
+  ...Array.from({ length: count }, (_, i) => chunk({ content: `${PIECES[i % PIECES.length]} ${i}` })),
+  ...Array.from({ length: 40 }, (_, i) => chunk({ reasoning_content: `think ${i} “${i}”` })),
+  chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "run", arguments: "" } }] }),
+  ...Array.from({ length: 60 }, (_, i) => chunk({ tool_calls: [{ index: 0, function: { arguments: i % 7 === 0 ? '{\\"a\\": \\"é\\"' : `"${i}",` } }] })),
+  // The shape's bytes change mid-stream (a new id, as a server that restarts its ids would send).
+  ...Array.from({ length: 40 }, (_, i) => chunk({ content: ` again ${i}` }, { id: "chatcmpl-2" })),
+  chunk({}, {}, "stop"),
+  usage,
+  "[DONE]",
+];
+
+/** A recorded stream's frequent events, cycled to `count`, between its opening and its end: a burst of a real provider's bytes. */
+function cycled(lines: readonly string[], count: number): string[] {
+  const frequent = lines.filter((line) => /"(content|arguments|reasoning_content)":"[^"]/.test(line));
+  if (frequent.length === 0) return [...lines];
+  const first = lines.indexOf(frequent[0]!);
+  const last = lines.lastIndexOf(frequent[frequent.length - 1]!);
+  return [...lines.slice(0, first), ...Array.from({ length: count }, (_, i) => frequent[i % frequent.length]!), ...lines.slice(last + 1)];
+}
+
+const CHAT_RECORDINGS = loadRecordings().filter((recording) => recording.stream && recording.api === "chat");
+
+const BODIES: ReadonlyArray<readonly [string, Uint8Array]> = [
+  ["mixed text, reasoning, a call and escapes", encoder.encode(sse(mixedText(500)))],
+  ["the same with CRLF line ends", encoder.encode(sse(mixedText(200), "\r\n"))],
+  ["the same after a byte order mark, with comments and named events among them", encoder.encode(`\ufeff: open\n\n${sse(mixedText(100).slice(0, 60))}event: message\ndata: ${chunk({ content: "named" })}\n\n: keep-alive\n\n${sse(mixedText(100).slice(60))}`)],
+  ["a literal with a byte that is not UTF-8", new Uint8Array([...encoder.encode(sse(mixedText(40).slice(0, 30))), ...encoder.encode(`data: ${chunk({ content: "bad " }).replace('bad "', 'bad \u0000"')}`).map((byte) => (byte === 0 ? 0xff : byte)), ...encoder.encode(`\n\n${sse(mixedText(40).slice(30))}`)])],
+  ["a literal with a raw control character", new Uint8Array([...encoder.encode(sse(mixedText(40).slice(0, 30))), ...encoder.encode(`data: ${chunk({ content: "raw " }).replace('raw "', 'raw \u0000"')}`).map((byte) => (byte === 0 ? 0x01 : byte)), ...encoder.encode(`\n\n${sse(mixedText(40).slice(30))}`)])],
+  ["text dense with characters past ASCII", encoder.encode(sse([chunk({ role: "assistant", content: "" }), ...Array.from({ length: 400 }, (_, i) => chunk({ content: `漢字の文と🙂${i}` })), chunk({}, {}, "stop"), usage, "[DONE]"]))],
+  ...CHAT_RECORDINGS.map((recording) => [`${recording.file}, cycled`, encoder.encode(sse(cycled(recording.lines!, 300)))] as const),
+  ...CHAT_RECORDINGS.map((recording) => [`${recording.file}, as recorded`, encoder.encode(sse(recording.lines!))] as const),
+];
+
+describe.each(BODIES)("%s", (_name, body) => {
+  const expected = decode(SPLIT_ONLY, [body]);
+
+  test("the splitter alone decodes it to a finished answer", () => {
+    expect(expected.events.length).toBeGreaterThan(2);
+    expect(expected.events.at(-1)?.type).toMatch(/^(finish|error)$/);
+  });
+
+  test.each([["one read", 0], ["reads of 1 byte", 1], ["of 7", 7], ["of 300", 300], ["of 4,096", 4096], ["of 64 KB", 65_536]])("in %s, the same events as the splitter alone", (_reads, size) => {
+    const reads = size === 0 ? [body] : cutEvery(body, size);
+    const got = decode(CHAT, reads);
+    expect(got.events).toEqual(decode(SPLIT_ONLY, reads).events);
+    expect(got.events).toEqual(expected.events);
+    expect(got.checked).toEqual(decode(SPLIT_ONLY, reads).checked);
+  });
+
+  test.each([1, 2, 3, 4, 5])("cut at random places (seed %d), the same events", (seed) => {
+    const reads = cutAtRandom(body, 40, seed);
+    expect(decode(CHAT, reads).events).toEqual(expected.events);
+  });
+});
+
+describe("what the byte reader reads", () => {
+  const burst = encoder.encode(sse([chunk({ role: "assistant", content: "" }), ...Array.from({ length: 2000 }, (_, i) => chunk({ content: ` three more words ${i}` })), chunk({}, {}, "stop"), usage, "[DONE]"]));
+
+  // In one read, the start is checked and the shape learned on its first few KB, and the rest is
+  // read from bytes. The event a read's end cuts in two is the splitter's: in reads of 1,000 bytes,
+  // one of every five or six.
+  test.each([["in one read", [burst], 0.95], ["in reads of 64 KB", cutEvery(burst, 65_536), 0.95], ["in reads of 1,000 bytes", cutEvery(burst, 1000), 0.75]] as const)("a 2,000-event burst %s: all but its first events", (_how, reads, share) => {
+    const got = decode(CHAT, reads);
+    expect(got.events).toEqual(decode(SPLIT_ONLY, reads).events);
+    expect(got.byteRead / burst.length).toBeGreaterThan(share);
+  });
+
+  test("the check sees the events up to the first content, as with the splitter alone", () => {
+    const got = decode(CHAT, [burst]);
+    expect(got.checked.length).toBe(2);
+    expect(got.checked).toEqual(decode(SPLIT_ONLY, [burst]).checked);
+  });
+
+  test("an event past the size limit is refused after a shape was learned, as the splitter refuses it", () => {
+    const lines = [chunk({ role: "assistant", content: "" }), ...Array.from({ length: 100 }, (_, i) => chunk({ content: ` word ${i}` })), chunk({ content: "x".repeat(5000) }), chunk({ content: " after" }), chunk({}, {}, "stop"), usage, "[DONE]"];
+    const body = encoder.encode(sse(lines));
+    for (const reads of [[body], cutEvery(body, 4096)]) {
+      const got = decode(CHAT, reads, 4000);
+      const alone = decode(SPLIT_ONLY, reads, 4000);
+      expect(got.overflowed).toBe(true);
+      expect(alone.overflowed).toBe(true);
+      expect(got.events).toEqual(alone.events);
+      expect(got.byteRead).toBeGreaterThan(0);
+    }
+  });
+});

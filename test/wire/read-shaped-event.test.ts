@@ -1,0 +1,79 @@
+import { describe, expect, test } from "bun:test";
+import { learnShape, newShapeMemory, type ShapeMemory } from "../../src/wire/json-shape.ts";
+import { readShapedEvent } from "../../src/wire/read-shaped-event.ts";
+
+const HOLES = [["choices", 0, "delta", "content"]] as const;
+const data = (content: string, id = "c-1"): string => JSON.stringify({ id, choices: [{ index: 0, delta: { content } }] });
+const event = (content: string, id?: string): Uint8Array => new TextEncoder().encode(`data: ${data(content, id)}\n\n`);
+
+function learned(): ShapeMemory {
+  const memory = { ...newShapeMemory(), wait: 0 };
+  const text = data("first words");
+  learnShape(memory, text, JSON.parse(text) as Record<string, unknown>, HOLES);
+  expect(memory.shape).not.toBeNull();
+  return memory;
+}
+
+/** The content the shape's chunk holds after a read. */
+const content = (memory: ShapeMemory): unknown => ((memory.shape!.chunk.choices as { delta: { content: unknown } }[])[0]!).delta.content;
+
+describe("readShapedEvent", () => {
+  test("reads an event that fits the shape: its end, and its string in the shape's chunk", () => {
+    const memory = learned();
+    const bytes = event("next words");
+    expect(readShapedEvent(memory, bytes, 0, 1 << 20)).toBe(bytes.length);
+    expect(content(memory)).toBe("next words");
+  });
+
+  test.each([
+    ["text past ASCII", "é — 漢字 🙂"],
+    ["escapes", 'a "quote", a \\ and\na line'],
+    ["a \\u escape of a pair", "\ud83d\ude00"],
+  ])("decodes %s as JSON.parse does", (_what, text) => {
+    const memory = learned();
+    const bytes = event(text);
+    expect(readShapedEvent(memory, bytes, 0, 1 << 20)).toBe(bytes.length);
+    expect(content(memory)).toBe(text);
+  });
+
+  test("reads where it is told, in a read of several events", () => {
+    const memory = learned();
+    const first = event("one");
+    const both = new Uint8Array([...first, ...event("two")]);
+    expect(readShapedEvent(memory, both, first.length, 1 << 20)).toBe(both.length);
+    expect(content(memory)).toBe("two");
+  });
+
+  test.each([
+    ["other bytes around the hole", event("words", "c-2")],
+    ["an event the read cuts short", event("words").subarray(0, 40)],
+    ["an event without its blank line", event("words").subarray(0, event("words").length - 1)],
+    ["a literal with a raw control character", new TextEncoder().encode(`data: ${data("a\u0001b").replace("\\u0001", "\u0001")}\n\n`)],
+    ["a literal with a bad escape", new TextEncoder().encode(`data: ${data("a").replace('"a"', '"\\x"')}\n\n`)],
+  ])("leaves %s to the splitter", (_what, bytes) => {
+    expect(readShapedEvent(learned(), bytes, 0, 1 << 20)).toBe(-1);
+  });
+
+  test("leaves an event longer than the limit to the splitter, and reads it within the limit", () => {
+    const bytes = event("x".repeat(100));
+    const length = bytes.length - 2;
+    expect(readShapedEvent(learned(), bytes, 0, length - 1)).toBe(-1);
+    expect(readShapedEvent(learned(), bytes, 0, length)).toBe(bytes.length);
+  });
+
+  test("reads nothing before a shape is learned", () => {
+    expect(readShapedEvent(newShapeMemory(), event("words"), 0, 1 << 20)).toBe(-1);
+  });
+
+  test("counts each event read, as readShaped does, and frames the shape anew when another is learned", () => {
+    const memory = learned();
+    for (let i = 0; i < 5; i++) readShapedEvent(memory, event(`w${i}`), 0, 1 << 20);
+    expect(memory.fills).toBe(5);
+    const framed = memory.framed;
+    const text = data("other", "c-2");
+    learnShape(memory, text, JSON.parse(text) as Record<string, unknown>, HOLES);
+    expect(memory.framed).toBeNull();
+    expect(readShapedEvent(memory, event("again", "c-2"), 0, 1 << 20)).toBeGreaterThan(0);
+    expect(memory.framed).not.toBe(framed);
+  });
+});
