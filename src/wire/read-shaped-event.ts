@@ -15,9 +15,20 @@ function frame(shape: JsonShape): readonly Uint8Array[] {
   return shape.pieces.map((piece, i) => new Uint8Array(Buffer.from(`${i === 0 ? "data: " : ""}${piece}${i === last ? "\n\n" : ""}`, "utf8")));
 }
 
-/** Whether `bytes` hold `piece` at `at` (a native comparison: no view, no copy). */
-const holdsAt = (bytes: Uint8Array, at: number, piece: Uint8Array): boolean =>
-  at + piece.length <= bytes.length && compareBytes.call(bytes, piece, 0, piece.length, at, at + piece.length) === 0;
+/**
+ * Below this many bytes a piece is compared in a loop here: a native comparison's call costs more
+ * than the loop (65 ns to compare 190 bytes natively, 91 in the loop; ~0.5 ns a byte in the loop).
+ */
+const NATIVE_COMPARE_BYTES = 128;
+
+/** Whether `bytes` hold `piece` at `at` (no view, no copy). */
+function holdsAt(bytes: Uint8Array, at: number, piece: Uint8Array): boolean {
+  const n = piece.length;
+  if (at + n > bytes.length) return false;
+  if (n >= NATIVE_COMPARE_BYTES) return compareBytes.call(bytes, piece, 0, n, at, at + n) === 0;
+  for (let i = 0; i < n; i++) if (bytes[at + i] !== piece[i]) return false;
+  return true;
+}
 
 /**
  * Where the JSON string literal opening at `bytes[at]` (a `"`) ends, scanJsonString's grammar over
