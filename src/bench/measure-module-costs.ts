@@ -5,7 +5,6 @@
  * path rows' CPU per request is spent on.
  */
 
-import type { StreamEvent } from "../canonical/stream-event.ts";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -46,6 +45,7 @@ import { createTierRewrite } from "../upstream/passthrough/create-tier-rewrite.t
 import { forEachEvent } from "../upstream/passthrough/for-each-event.ts";
 import { sniffUsage } from "../upstream/passthrough/sniff-usage.ts";
 import { createSseSplitter } from "../upstream/sse/create-sse-splitter.ts";
+import { decodeUpstreamRead } from "../upstream/translated/decode-upstream-read.ts";
 import { createUsageObserver } from "../usage/create-usage-observer.ts";
 import { createUsageStore } from "../usage/create-usage-store.ts";
 import { createUsageWriter } from "../usage/create-usage-writer.ts";
@@ -255,16 +255,12 @@ function translation(format: BenchFormat, body: Record<string, unknown>, answer:
       const decoded = adapter.decodeResponse(JSON.parse(bytes.toString("utf8")));
       return out + JSON.stringify(client.encodeResponse(decoded.value, encode)).length;
     }
-    const splitter = createSseSplitter(1 << 20);
-    let decoder = adapter.stream.initial();
+    const reading = { splitter: createSseSplitter(1 << 20), decoder: adapter.stream.initial() };
     let encoder = client.stream.initial(encode);
     // As the gateway's pipe does: each read's events decoded into one list, their texts joined once.
     const parts: string[] = [];
     for (const chunk of [...answer, null]) {
-      const events: StreamEvent[] = [];
-      if (chunk) for (const event of splitter.push(chunk)) decoder = adapter.stream.stepInto(decoder, event, events);
-      else for (const event of adapter.stream.end(decoder)) events.push(event);
-      for (const canonicalEvent of events) encoder = client.stream.stepInto(encoder, canonicalEvent, parts);
+      for (const canonicalEvent of decodeUpstreamRead(reading, chunk, adapter, 1 << 20)) encoder = client.stream.stepInto(encoder, canonicalEvent, parts);
       out += parts.join("").length;
       parts.length = 0;
     }
