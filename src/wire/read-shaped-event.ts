@@ -1,13 +1,6 @@
 import type { JsonShape, ShapeMemory } from "./json-shape.ts";
 import { noteShapeFill } from "./json-shape.ts";
-import { jsonEscapeLength } from "./scan-json-string.ts";
-
-const compareBytes = Buffer.prototype.compare;
-const latin1Slice = Buffer.prototype.latin1Slice;
-const utf8Slice = Buffer.prototype.utf8Slice;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
+import { holdsBytesAt, type LiteralBox, readJsonStringBytes } from "./read-json-bytes.ts";
 
 /** The shape's pieces as an SSE event's bytes: `data: ` before the first, the blank line after the last. */
 function frame(shape: JsonShape): readonly Uint8Array[] {
@@ -15,53 +8,8 @@ function frame(shape: JsonShape): readonly Uint8Array[] {
   return shape.pieces.map((piece, i) => new Uint8Array(Buffer.from(`${i === 0 ? "data: " : ""}${piece}${i === last ? "\n\n" : ""}`, "utf8")));
 }
 
-/**
- * Below this many bytes a piece is compared in a loop here: a native comparison's call costs more
- * than the loop (65 ns to compare 190 bytes natively, 91 in the loop; ~0.5 ns a byte in the loop).
- */
-const NATIVE_COMPARE_BYTES = 128;
-
-/** Whether `bytes` hold `piece` at `at` (no view, no copy). */
-function holdsAt(bytes: Uint8Array, at: number, piece: Uint8Array): boolean {
-  const n = piece.length;
-  if (at + n > bytes.length) return false;
-  if (n >= NATIVE_COMPARE_BYTES) return compareBytes.call(bytes, piece, 0, n, at, at + n) === 0;
-  for (let i = 0; i < n; i++) if (bytes[at + i] !== piece[i]) return false;
-  return true;
-}
-
-/**
- * Where the JSON string literal opening at `bytes[at]` (a `"`) ends, scanJsonString's grammar over
- * UTF-8 bytes: the index just past its closing quote, or -1. `kind` gets 0 for a literal of ASCII
- * with no escape, 1 when it also holds bytes past ASCII, 2 when it holds an escape.
- */
-function scanLiteral(bytes: Uint8Array, at: number, kind: { value: number }): number {
-  const n = bytes.length;
-  if (bytes[at] !== QUOTE) return -1;
-  let found = 0;
-  let i = at + 1;
-  while (i < n) {
-    const c = bytes[i]!;
-    if (c === QUOTE) {
-      kind.value = found;
-      return i + 1;
-    }
-    if (c < 0x20) return -1;
-    if (c !== BACKSLASH) {
-      if (c >= 0x80 && found === 0) found = 1;
-      i++;
-      continue;
-    }
-    found = 2;
-    const length = jsonEscapeLength(bytes[i + 1] ?? 0, bytes[i + 2] ?? 0, bytes[i + 3] ?? 0, bytes[i + 4] ?? 0, bytes[i + 5] ?? 0);
-    if (length === 0) return -1;
-    i += length;
-  }
-  return -1;
-}
-
-/** One box for scanLiteral's answer, not one a call. */
-const KIND = { value: 0 };
+/** One box for each literal's value, not one a call. */
+const LITERAL: LiteralBox = { value: "" };
 
 /**
  * The SSE event at `bytes[at]` read through the stream's learned shape without its text: when it
@@ -85,17 +33,16 @@ export function readShapedEvent(memory: ShapeMemory, bytes: Uint8Array, at: numb
   let i = at;
   for (let h = 0; h < holes.length; h++) {
     const piece = framed[h]!;
-    if (!holdsAt(bytes, i, piece)) return -1;
+    if (!holdsBytesAt(bytes, i, piece)) return -1;
     i += piece.length;
-    const end = scanLiteral(bytes, i, KIND);
+    const end = readJsonStringBytes(bytes, i, LITERAL);
     if (end < 0) return -1;
     const hole = holes[h]!;
-    hole.parent[hole.key] =
-      KIND.value === 0 ? latin1Slice.call(bytes, i + 1, end - 1) : KIND.value === 1 ? utf8Slice.call(bytes, i + 1, end - 1) : (JSON.parse(utf8Slice.call(bytes, i, end)) as string);
+    hole.parent[hole.key] = LITERAL.value;
     i = end;
   }
   const last = framed[holes.length]!;
-  if (!holdsAt(bytes, i, last)) return -1;
+  if (!holdsBytesAt(bytes, i, last)) return -1;
   i += last.length;
   // The splitter's limit is on the event without its blank line.
   if (i - 2 - at > maxEventBytes) return -1;

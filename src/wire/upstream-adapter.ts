@@ -29,12 +29,12 @@ export interface StreamDecoder<S> {
    */
   stepInto(state: S, event: SseEvent, out: StreamEvent[]): S;
   /**
-   * Optional, for a decoder whose state `stepInto` updates in place: reads the whole events that
-   * lie at `bytes[at]` and that it can read without their text being split out first (a learned
-   * shape's events), appending their canonical events to `out`; returns where it stopped, `at`
-   * when it read none. It is called only where an event begins: what it leaves goes to the SSE
-   * splitter and `stepInto`, so it may stop at any event. An event longer than `maxEventBytes` it
-   * leaves to the splitter, which refuses it.
+   * Optional, for events that leave the decoder's state the same object (updated in place, or
+   * unchanged): reads the whole events at `bytes[at]` that it can read without their text being
+   * split out first (a learned shape's events, a Messages delta), appending their canonical events
+   * to `out`; returns where it stopped, `at` when it read none. It is called only where an event
+   * begins: what it leaves goes to the SSE splitter and `stepInto`, so it may stop at any event.
+   * An event longer than `maxEventBytes` it leaves to the splitter, which refuses it.
    */
   stepBytes?(state: S, bytes: Uint8Array, at: number, maxEventBytes: number, out: StreamEvent[]): number;
   end(state: S): readonly StreamEvent[];

@@ -3,19 +3,21 @@ import type { StreamEvent } from "../../src/canonical/stream-event.ts";
 import { createSseSplitter } from "../../src/upstream/sse/create-sse-splitter.ts";
 import { decodeUpstreamRead } from "../../src/upstream/translated/decode-upstream-read.ts";
 import { chatApi } from "../../src/wire/chat/api.ts";
+import { messagesApi } from "../../src/wire/messages/api.ts";
 import type { SseEvent } from "../../src/wire/sse-event.ts";
 import type { UpstreamAdapter } from "../../src/wire/upstream-adapter.ts";
 import { loadRecordings } from "../replay/recordings.ts";
 
 /**
- * The translating path reads a Chat upstream's frequent events from bytes (the decoder's
- * `stepBytes`) and the rest through the SSE splitter. Whatever the stream and however it is cut into
- * reads, its canonical events must be those of the splitter alone.
+ * The translating path reads a Chat or Messages upstream's frequent events from bytes (the
+ * decoder's `stepBytes`) and the rest through the SSE splitter. Whatever the stream and however it
+ * is cut into reads, its canonical events must be those of the splitter alone.
  */
 
 const CHAT = chatApi.upstream;
+const MESSAGES = messagesApi.upstream;
 /** The same decoder without its byte reader: every event split as text, as before it had one. */
-const SPLIT_ONLY: UpstreamAdapter = { ...CHAT, stream: { ...CHAT.stream, stepBytes: undefined } };
+const splitOnly = (adapter: UpstreamAdapter): UpstreamAdapter => ({ ...adapter, stream: { ...adapter.stream, stepBytes: undefined } });
 
 interface Decoded {
   readonly events: StreamEvent[];
@@ -114,9 +116,10 @@ function cycled(lines: readonly string[], count: number): string[] {
   return [...lines.slice(0, first), ...Array.from({ length: count }, (_, i) => frequent[i % frequent.length]!), ...lines.slice(last + 1)];
 }
 
-const CHAT_RECORDINGS = loadRecordings().filter((recording) => recording.stream && recording.api === "chat");
+const RECORDINGS = loadRecordings().filter((recording) => recording.stream);
+const CHAT_RECORDINGS = RECORDINGS.filter((recording) => recording.api === "chat");
 
-const BODIES: ReadonlyArray<readonly [string, Uint8Array]> = [
+const CHAT_BODIES: ReadonlyArray<readonly [string, Uint8Array]> = [
   ["mixed text, reasoning, a call and escapes", encoder.encode(sse(mixedText(500)))],
   ["the same with CRLF line ends", encoder.encode(sse(mixedText(200), "\r\n"))],
   ["the same after a byte order mark, with comments and named events among them", encoder.encode(`\ufeff: open\n\n${sse(mixedText(100).slice(0, 60))}event: message\ndata: ${chunk({ content: "named" })}\n\n: keep-alive\n\n${sse(mixedText(100).slice(60))}`)],
@@ -127,17 +130,72 @@ const BODIES: ReadonlyArray<readonly [string, Uint8Array]> = [
   ...CHAT_RECORDINGS.map((recording) => [`${recording.file}, as recorded`, encoder.encode(sse(recording.lines!))] as const),
 ];
 
-describe.each(BODIES)("%s", (_name, body) => {
+/** A Messages stream's body from event data: each named by its type, as the API frames them. */
+const named = (lines: readonly string[], lineEnd = "\n"): string =>
+  lines.map((line) => `event: ${(JSON.parse(line) as { type: string }).type}${lineEnd}data: ${line}${lineEnd}${lineEnd}`).join("");
+
+const delta = (index: number, value: Record<string, unknown>): string => JSON.stringify({ type: "content_block_delta", index, delta: value });
+const blockStart = (index: number, block: Record<string, unknown>): string => JSON.stringify({ type: "content_block_start", index, content_block: block });
+const blockStop = (index: number): string => JSON.stringify({ type: "content_block_stop", index });
+const MESSAGE_START = JSON.stringify({ type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model: "m", content: [], stop_reason: null, usage: { input_tokens: 5, output_tokens: 1 } } });
+const MESSAGE_END = [JSON.stringify({ type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 90 } }), JSON.stringify({ type: "message_stop" })];
+
+/** A thinking block, a text block with every kind of literal and a ping among its deltas, a call's arguments. */
+const mixedMessages = (count: number): string[] => [
+  MESSAGE_START,
+  blockStart(0, { type: "thinking", thinking: "" }),
+  ...Array.from({ length: 30 }, (_, i) => delta(0, { type: "thinking_delta", thinking: `think ${i} “${i}”` })),
+  delta(0, { type: "signature_delta", signature: "c2lnbmF0dXJl" }),
+  blockStop(0),
+  blockStart(1, { type: "text", text: "" }),
+  ...Array.from({ length: count }, (_, i) => (i === 50 ? JSON.stringify({ type: "ping" }) : delta(1, { type: "text_delta", text: `${PIECES[i % PIECES.length]} ${i}` }))),
+  blockStop(1),
+  blockStart(2, { type: "tool_use", id: "toolu_1", name: "run", input: {} }),
+  delta(2, { type: "input_json_delta", partial_json: "" }),
+  ...Array.from({ length: 40 }, (_, i) => delta(2, { type: "input_json_delta", partial_json: i % 7 === 0 ? '{"a": "é"' : `"${i}",` })),
+  blockStop(2),
+  ...MESSAGE_END,
+];
+
+/** A recorded Messages stream's deltas, cycled to `count`, between its opening and its end. */
+function cycledMessages(lines: readonly string[], count: number): string[] {
+  const deltas = lines.filter((line) => line.startsWith('{"type":"content_block_delta"'));
+  if (deltas.length === 0) return [...lines];
+  const first = lines.indexOf(deltas[0]!);
+  const last = lines.lastIndexOf(deltas[deltas.length - 1]!);
+  const between = lines.slice(first, last + 1);
+  return [...lines.slice(0, first), ...Array.from({ length: count }, (_, i) => between[i % between.length]!), ...lines.slice(last + 1)];
+}
+
+const MESSAGES_RECORDINGS = RECORDINGS.filter((recording) => recording.api === "messages" && recording.lines!.every((line) => /^\{"type":"[a-z_]+"/.test(line)));
+
+const MESSAGES_BODIES: ReadonlyArray<readonly [string, Uint8Array]> = [
+  ["mixed thinking, text, a ping, a call and escapes", encoder.encode(named(mixedMessages(400)))],
+  ["the same with CRLF line ends", encoder.encode(named(mixedMessages(200), "\r\n"))],
+  ["deltas written otherwise: unnamed, spaced, an index with a leading zero", encoder.encode(`${named(mixedMessages(100).slice(0, 40))}data: ${delta(1, { type: "text_delta", text: "unnamed" })}\n\nevent: content_block_delta\ndata: {"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "spaced"}}\n\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":01,"delta":{"type":"text_delta","text":"zero"}}\n\n${named(mixedMessages(100).slice(40))}`)],
+  ["a delta for a block never started", encoder.encode(named([...mixedMessages(100).slice(0, 60), delta(7, { type: "text_delta", text: "nowhere" }), ...mixedMessages(100).slice(60)]))],
+  ["text dense with characters past ASCII", encoder.encode(named([MESSAGE_START, blockStart(0, { type: "text", text: "" }), ...Array.from({ length: 400 }, (_, i) => delta(0, { type: "text_delta", text: `漢字の文と🙂${i}` })), blockStop(0), ...MESSAGE_END]))],
+  ...MESSAGES_RECORDINGS.map((recording) => [`${recording.file}, cycled`, encoder.encode(named(cycledMessages(recording.lines!, 300)))] as const),
+  ...MESSAGES_RECORDINGS.map((recording) => [`${recording.file}, as recorded`, encoder.encode(named(recording.lines!))] as const),
+];
+
+const CASES = [
+  ...CHAT_BODIES.map(([name, body]) => [`chat: ${name}`, CHAT, body] as const),
+  ...MESSAGES_BODIES.map(([name, body]) => [`messages: ${name}`, MESSAGES, body] as const),
+];
+
+describe.each(CASES)("%s", (_name, adapter, body) => {
+  const SPLIT_ONLY = splitOnly(adapter);
   const expected = decode(SPLIT_ONLY, [body]);
 
   test("the splitter alone decodes it to a finished answer", () => {
-    expect(expected.events.length).toBeGreaterThan(2);
+    expect(expected.events.length).toBeGreaterThanOrEqual(2);
     expect(expected.events.at(-1)?.type).toMatch(/^(finish|error)$/);
   });
 
   test.each([["one read", 0], ["reads of 1 byte", 1], ["of 7", 7], ["of 300", 300], ["of 4,096", 4096], ["of 64 KB", 65_536]])("in %s, the same events as the splitter alone", (_reads, size) => {
     const reads = size === 0 ? [body] : cutEvery(body, size);
-    const got = decode(CHAT, reads);
+    const got = decode(adapter, reads);
     expect(got.events).toEqual(decode(SPLIT_ONLY, reads).events);
     expect(got.events).toEqual(expected.events);
     expect(got.checked).toEqual(decode(SPLIT_ONLY, reads).checked);
@@ -145,11 +203,12 @@ describe.each(BODIES)("%s", (_name, body) => {
 
   test.each([1, 2, 3, 4, 5])("cut at random places (seed %d), the same events", (seed) => {
     const reads = cutAtRandom(body, 40, seed);
-    expect(decode(CHAT, reads).events).toEqual(expected.events);
+    expect(decode(adapter, reads).events).toEqual(expected.events);
   });
 });
 
 describe("what the byte reader reads", () => {
+  const SPLIT_ONLY = splitOnly(CHAT);
   const burst = encoder.encode(sse([chunk({ role: "assistant", content: "" }), ...Array.from({ length: 2000 }, (_, i) => chunk({ content: ` three more words ${i}` })), chunk({}, {}, "stop"), usage, "[DONE]"]));
 
   // In one read, the start is checked and the shape learned on its first few KB, and the rest is
@@ -159,6 +218,15 @@ describe("what the byte reader reads", () => {
     const got = decode(CHAT, reads);
     expect(got.events).toEqual(decode(SPLIT_ONLY, reads).events);
     expect(got.byteRead / burst.length).toBeGreaterThan(share);
+  });
+
+  test.each([["in one read", 1 << 20], ["in reads of 64 KB", 65_536]] as const)("a Messages answer of 2,000 text deltas %s: all but its first events", (_how, size) => {
+    const answer = encoder.encode(named([MESSAGE_START, blockStart(0, { type: "text", text: "" }), ...Array.from({ length: 2000 }, (_, i) => delta(0, { type: "text_delta", text: ` three more words ${i}` })), blockStop(0), ...MESSAGE_END]));
+    const reads = cutEvery(answer, size);
+    const got = decode(MESSAGES, reads);
+    expect(got.events).toEqual(decode(splitOnly(MESSAGES), reads).events);
+    expect(got.events.filter((event) => event.type === "text_delta")).toHaveLength(2000);
+    expect(got.byteRead / answer.length).toBeGreaterThan(0.95);
   });
 
   test("the check sees the events up to the first content, as with the splitter alone", () => {

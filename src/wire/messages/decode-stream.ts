@@ -9,6 +9,7 @@ import type { SseEvent } from "../sse-event.ts";
 import { appendDecoded } from "../append-step.ts";
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 import { readBlockDelta, type BlockDelta } from "./read-block-delta.ts";
+import { type BlockDeltaBox, readBlockDeltaEvent } from "./read-block-delta-event.ts";
 
 export interface MessagesDecodeState {
   /** `between`: a message has stopped and another may follow in the same stream. */
@@ -249,6 +250,9 @@ function readOpenDelta(state: MessagesDecodeState, event: SseEvent): StreamEvent
   return index === null ? null : readDeltaEvent(index, delta);
 }
 
+/** The delta readBlockDeltaEvent read last. */
+const DELTA: BlockDeltaBox = { index: 0, kind: "text", text: "" };
+
 /**
  * Messages upstream SSE → canonical events, block indexes renumbered from 0 in start order. The
  * answer finishes when the stream ends after a `message_stop`: only then is it known that no
@@ -269,6 +273,20 @@ export const messagesStreamDecoder: StreamDecoder<MessagesDecodeState> = {
     if (fast === undefined) return appendDecoded(stepParsed, state, event, out);
     if (fast) out.push(fast);
     return state;
+  },
+  // The deltas of started blocks, read from bytes: they leave the state as it is.
+  stepBytes(state, bytes, at, maxEventBytes, out) {
+    while (state.phase === "open" && at < bytes.length) {
+      const end = readBlockDeltaEvent(bytes, at, maxEventBytes, DELTA);
+      if (end < 0) break;
+      const index = state.blocks.get(DELTA.index);
+      // A delta for no started block is the splitter's, and found malformed there.
+      if (index === undefined) break;
+      const event = index === null ? null : readDeltaEvent(index, DELTA);
+      if (event) out.push(event);
+      at = end;
+    }
+    return at;
   },
   end: (state) => {
     if (state.phase === "between") {

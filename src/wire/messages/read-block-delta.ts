@@ -10,9 +10,9 @@ export interface BlockDelta {
 }
 
 /** How the API writes a `content_block_delta` event up to its index. */
-const HEAD = '{"type":"content_block_delta","index":';
+export const BLOCK_DELTA_HEAD = '{"type":"content_block_delta","index":';
 /** What follows the index in each kind of delta read here, up to its string. */
-const KINDS: ReadonlyArray<readonly [string, BlockDelta["kind"]]> = [
+export const BLOCK_DELTA_KINDS: ReadonlyArray<readonly [string, BlockDelta["kind"]]> = [
   [',"delta":{"type":"text_delta","text":', "text"],
   [',"delta":{"type":"input_json_delta","partial_json":', "tool_args"],
   [',"delta":{"type":"thinking_delta","thinking":', "thinking"],
@@ -22,7 +22,7 @@ const ZERO = 0x30;
 const NINE = 0x39;
 const CLOSE_BRACE = 0x7d;
 /** Past this many digits an index is left to JSON.parse (no block has one; it stays an exact integer). */
-const MAX_INDEX_DIGITS = 9;
+export const MAX_INDEX_DIGITS = 9;
 
 /**
  * A Messages `content_block_delta` event's block, kind and text, when its data is written exactly as
@@ -33,18 +33,18 @@ const MAX_INDEX_DIGITS = 9;
  * (key order, spacing, more keys, invalid JSON): the caller parses those, and judges them.
  */
 export function readBlockDelta(data: string): BlockDelta | undefined {
-  if (!data.startsWith(HEAD)) return undefined;
-  let at = HEAD.length;
+  if (!data.startsWith(BLOCK_DELTA_HEAD)) return undefined;
+  let at = BLOCK_DELTA_HEAD.length;
   let index = 0;
   for (; at < data.length; at++) {
     const c = data.charCodeAt(at);
     if (c < ZERO || c > NINE) break;
     index = index * 10 + (c - ZERO);
   }
-  const digits = at - HEAD.length;
+  const digits = at - BLOCK_DELTA_HEAD.length;
   // No digits, a leading zero (not JSON) or an index too long to be one.
-  if (digits === 0 || digits > MAX_INDEX_DIGITS || (digits > 1 && data.charCodeAt(HEAD.length) === ZERO)) return undefined;
-  for (const [prefix, kind] of KINDS) {
+  if (digits === 0 || digits > MAX_INDEX_DIGITS || (digits > 1 && data.charCodeAt(BLOCK_DELTA_HEAD.length) === ZERO)) return undefined;
+  for (const [prefix, kind] of BLOCK_DELTA_KINDS) {
     if (!data.startsWith(prefix, at)) continue;
     const open = at + prefix.length;
     const plainEnd = scanPlainJsonString(data, open);
