@@ -229,6 +229,17 @@ describe("what the byte reader reads", () => {
     expect(got.byteRead / answer.length).toBeGreaterThan(0.95);
   });
 
+  test("bytes of a character cut short between two events, read as the splitter reads them", () => {
+    // Dense text turns the splitter to decoding read by read; the two bytes that open a character
+    // end a read between two events, so the next event's first line is not `data:` once decoded.
+    const dense = sse([chunk({ role: "assistant", content: "" }), ...Array.from({ length: 300 }, (_, i) => chunk({ content: `漢字の文と🙂${i}` }))]);
+    const rest = sse([...Array.from({ length: 50 }, (_, i) => chunk({ content: `漢字${i}` })), chunk({}, {}, "stop"), usage, "[DONE]"]);
+    const reads = [new Uint8Array([...encoder.encode(dense), 0xe6, 0xbc]), encoder.encode(rest)];
+    const got = decode(CHAT, reads);
+    expect(got.events).toEqual(decode(SPLIT_ONLY, reads).events);
+    expect(got.events.filter((event) => event.type === "text_delta")).toHaveLength(349);
+  });
+
   test("the check sees the events up to the first content, as with the splitter alone", () => {
     const got = decode(CHAT, [burst]);
     expect(got.checked.length).toBe(2);

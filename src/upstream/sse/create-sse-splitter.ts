@@ -11,7 +11,10 @@ export interface SseSplitter {
   end(): SseEvent[];
   /** True once an event has grown past the limit; nothing more is held or returned. */
   readonly overflowed: boolean;
-  /** True when the next byte pushed begins an event: the stream's opening is read and nothing of an event is held. */
+  /**
+   * True when the next byte pushed begins an event: the stream's opening is read, nothing of an
+   * event is held, and no byte of a character the last read cut short.
+   */
   readonly idle: boolean;
 }
 
@@ -82,6 +85,8 @@ export function createSseSplitter(maxEventBytes = Number.POSITIVE_INFINITY): Sse
   let heldCr = false;
   /** Set once the stream is decoded a read at a time; until then, it is read as Latin-1. */
   let decoder: TextDecoder | undefined;
+  /** Whether that decoder may hold the first bytes of a character the last read cut (it ended past ASCII). */
+  let decoderHolds = false;
   /** Whether the text held and the read being split are all ASCII (so no event needs decoding). */
   let ascii = true;
   /**
@@ -170,6 +175,7 @@ export function createSseSplitter(maxEventBytes = Number.POSITIVE_INFINITY): Sse
       bytes = bom ? start.subarray(BOM.length) : start;
     }
     let text = decoder === undefined ? textOf(bytes) : decoder.decode(bytes, STREAMING);
+    if (decoder !== undefined) decoderHolds = bytes.length > 0 && bytes[bytes.length - 1]! >= 0x80;
     // The usual chunk, one whole `data: …` event and nothing held: its data, without the search below.
     if (pending === "" && !heldCr && text.length > 8 && text.startsWith("data: ") && text.indexOf("\n") === text.length - 2 && text.charCodeAt(text.length - 1) === 10 && text.charCodeAt(text.length - 3) !== 13) {
       if (text.length - 2 > maxEventBytes) {
@@ -232,7 +238,7 @@ export function createSseSplitter(maxEventBytes = Number.POSITIVE_INFINITY): Sse
       return overflowed;
     },
     get idle() {
-      return !overflowed && opening === undefined && pending === "" && !heldCr;
+      return !overflowed && opening === undefined && pending === "" && !heldCr && !decoderHolds;
     },
   };
 }
