@@ -2,10 +2,12 @@ import type { JsonShape, ShapeMemory } from "./json-shape.ts";
 import { noteShapeFill } from "./json-shape.ts";
 import { holdsBytesAt, type LiteralBox, readJsonStringBytes } from "./read-json-bytes.ts";
 
+const UTF8 = new TextEncoder();
+
 /** The shape's pieces as an SSE event's bytes: `data: ` before the first, the blank line after the last. */
 function frame(shape: JsonShape): readonly Uint8Array[] {
   const last = shape.pieces.length - 1;
-  return shape.pieces.map((piece, i) => new Uint8Array(Buffer.from(`${i === 0 ? "data: " : ""}${piece}${i === last ? "\n\n" : ""}`, "utf8")));
+  return shape.pieces.map((piece, i) => UTF8.encode(`${i === 0 ? "data: " : ""}${piece}${i === last ? "\n\n" : ""}`));
 }
 
 /** One box for each literal's value, not one a call. */

@@ -38,9 +38,10 @@ function splitInto(reading: UpstreamReading, bytes: Uint8Array, adapter: Upstrea
  * How much of a read goes to the splitter at a time (then to the end of the event there) while the
  * byte reader cannot read it: the checked start, the events before a shape is learned, events it
  * does not fit. A burst's first read can hold most of the answer; given whole, all of it would
- * be split as text before the shape learned from its first events could read the rest.
+ * be split as text before the shape learned from its first events could read the rest. A short
+ * answer (20 Chat events, 4.6 KB) fits in one slice, so it is split as it was before.
  */
-const SPLIT_SLICE_BYTES = 4096;
+const SPLIT_SLICE_BYTES = 8192;
 
 /**
  * The canonical events of one upstream read (`null`: the stream's end), in the order their SSE

@@ -4,7 +4,8 @@ import { BLOCK_DELTA_HEAD, BLOCK_DELTA_KINDS, type BlockDelta, MAX_INDEX_DIGITS 
 /** A BlockDelta that readBlockDeltaEvent writes into: one for every call, read before the next. */
 export type BlockDeltaBox = { -readonly [K in keyof BlockDelta]: BlockDelta[K] };
 
-const bytesOf = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, "utf8"));
+const UTF8 = new TextEncoder();
+const bytesOf = (text: string): Uint8Array => UTF8.encode(text);
 
 /** The event as the API frames it, up to the index: its name line, then its data's head. */
 const HEAD = bytesOf(`event: content_block_delta\ndata: ${BLOCK_DELTA_HEAD}`);
