@@ -58,8 +58,8 @@ export function decodeUpstreamRead(reading: UpstreamReading, bytes: Uint8Array |
     if (!splitter.overflowed) for (const event of adapter.stream.end(reading.decoder)) out.push(event);
     return out;
   }
-  const stepBytes = adapter.stream.stepBytes;
-  if (stepBytes === undefined) {
+  const { stream } = adapter;
+  if (stream.stepBytes === undefined) {
     splitInto(reading, bytes, adapter, out, check);
     return out;
   }
@@ -73,7 +73,7 @@ export function decodeUpstreamRead(reading: UpstreamReading, bytes: Uint8Array |
     } else if (check !== undefined) {
       cut = afterNextEvent(bytes, at + SPLIT_SLICE_BYTES);
     } else {
-      const next = stepBytes(reading.decoder, bytes, at, maxEventBytes, out);
+      const next = stream.stepBytes(reading.decoder, bytes, at, maxEventBytes, out);
       if (next >= n) break;
       cut = afterNextEvent(bytes, next > at ? next : at + SPLIT_SLICE_BYTES);
       at = next;
