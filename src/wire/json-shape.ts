@@ -5,8 +5,9 @@ import { readJsonString, scanJsonString, scanPlainJsonString } from "./scan-json
  * The text of a stream event with the strings that change from event to event cut out (a delta's
  * text, a call's argument fragment, OpenAI's `obfuscation` padding). Within one stream every other
  * byte of the frequent events repeats (ids, model, index, the delta's type), so an event whose
- * text is the pieces with a valid string literal in each hole parses to the learned event with
- * those strings in place, and is read without JSON.parse.
+ * text is the pieces with a valid string literal in each hole (or the digits of a count, in a
+ * count's hole) parses to the learned event with those values in place, and is read without
+ * JSON.parse.
  */
 export interface JsonShape {
   /** The chunk the shape was learned from, parsed; a match writes its strings into it. */
@@ -20,6 +21,8 @@ export interface JsonShape {
 interface Hole {
   readonly parent: JsonObject;
   readonly key: string;
+  /** A count (a non-negative integer, as Responses' `sequence_number`) rather than a string. */
+  readonly count: boolean;
 }
 
 /** Where a string sits in an event: keys and array indexes from the top. */
@@ -29,6 +32,7 @@ interface Found {
   readonly path: JsonPath;
   readonly at: number;
   readonly end: number;
+  readonly count: boolean;
 }
 
 function valueAt(root: unknown, path: JsonPath): unknown {
@@ -53,7 +57,51 @@ function findHole(data: string, path: JsonPath, found: Found[]): void {
   if (before !== 0x7b && before !== 0x2c) return;
   const at = where + pattern.length - 1;
   const end = scanJsonString(data, at);
-  if (end > 0) found.push({ path, at, end });
+  if (end > 0) found.push({ path, at, end, count: false });
+}
+
+/** The most digits a count hole reads: every such count is a safe integer. */
+export const MAX_COUNT_DIGITS = 15;
+
+/**
+ * The count `value` at `path` as a hole, when it can be found for certain: its key written `"key":`
+ * exactly once in the text, right after `{` or `,`, followed by the value's digits as JSON writes
+ * them and no more digits.
+ */
+function findCountHole(data: string, path: JsonPath, value: number, found: Found[]): void {
+  const pattern = `"${String(path[path.length - 1])}":`;
+  const where = data.indexOf(pattern);
+  if (where <= 0 || data.indexOf(pattern, where + 1) >= 0) return;
+  const before = data.charCodeAt(where - 1);
+  if (before !== 0x7b && before !== 0x2c) return;
+  const at = where + pattern.length;
+  const digits = String(value);
+  const end = at + digits.length;
+  if (data.startsWith(digits, at) && !isDigit(data.charCodeAt(end))) found.push({ path, at, end, count: true });
+}
+
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+
+/** Whether `value` can be a count hole's: a non-negative integer of at most MAX_COUNT_DIGITS digits. */
+const isCount = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value >= 0 && value < 10 ** MAX_COUNT_DIGITS;
+
+/**
+ * Where the count written at `text[at]` ends (just past its digits), with its value in `box`; -1
+ * when no count as JSON writes one is there (no digit, a leading zero, too many digits). The caller
+ * checks what follows (the next piece).
+ */
+function readCountDigits(text: string, at: number, box: { value: number }): number {
+  let value = 0;
+  let i = at;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (!isDigit(c)) break;
+    value = value * 10 + (c - 0x30);
+  }
+  const digits = i - at;
+  if (digits === 0 || digits > MAX_COUNT_DIGITS || (digits > 1 && text.charCodeAt(at) === 0x30)) return -1;
+  box.value = value;
+  return i;
 }
 
 /** A copy of a piece of the event's text, so that the shape does not hold the whole read chunk it was sliced from. */
@@ -61,12 +109,12 @@ const copyOf = (text: string): string => JSON.parse(JSON.stringify(text)) as str
 
 /**
  * The shape of an event that carries one of the `wanted` strings (the text that changes from
- * event to event), with a hole for each of those and of the `optional` ones it has; undefined when
- * it has none of the wanted, or their literals cannot be placed for certain. Each hole is checked
- * by parsing the text once more with a marker string in every hole and finding each marker at its
- * own place.
+ * event to event), with a hole for each of those and of the `optional` ones it has, and for each of
+ * the `counts` it has; undefined when it has none of the wanted, or their literals cannot be placed
+ * for certain. Each hole is checked by parsing the text once more with a marker string in every
+ * hole and finding each marker at its own place.
  */
-function learnJsonShape(data: string, chunk: JsonObject, wanted: readonly JsonPath[], optional: readonly JsonPath[] = []): JsonShape | undefined {
+function learnJsonShape(data: string, chunk: JsonObject, wanted: readonly JsonPath[], optional: readonly JsonPath[] = [], counts: readonly JsonPath[] = []): JsonShape | undefined {
   const found: Found[] = [];
   // An empty text (a role chunk's `content: ""`) marks an event that does not come again.
   for (const path of wanted) {
@@ -75,6 +123,10 @@ function learnJsonShape(data: string, chunk: JsonObject, wanted: readonly JsonPa
   }
   if (found.length === 0) return undefined;
   for (const path of optional) if (typeof valueAt(chunk, path) === "string") findHole(data, path, found);
+  for (const path of counts) {
+    const value = valueAt(chunk, path);
+    if (isCount(value)) findCountHole(data, path, value, found);
+  }
   found.sort((a, b) => a.at - b.at);
   let probe = "";
   let from = 0;
@@ -96,12 +148,15 @@ function learnJsonShape(data: string, chunk: JsonObject, wanted: readonly JsonPa
   from = 0;
   for (const hole of found) {
     pieces.push(copyOf(data.slice(from, hole.at)));
-    holes.push({ parent: valueAt(chunk, hole.path.slice(0, -1)) as JsonObject, key: String(hole.path[hole.path.length - 1]) });
+    holes.push({ parent: valueAt(chunk, hole.path.slice(0, -1)) as JsonObject, key: String(hole.path[hole.path.length - 1]), count: hole.count });
     from = hole.end;
   }
   pieces.push(copyOf(data.slice(from)));
   return { chunk, pieces, holes };
 }
+
+/** One box for a count hole's value, not one a call. */
+const COUNT = { value: 0 };
 
 /**
  * The learned chunk with this chunk's strings written into it, when `data` is the shape's pieces
@@ -116,6 +171,12 @@ function fillJsonShape(shape: JsonShape, data: string): JsonObject | undefined {
     if (!data.startsWith(piece, at)) return undefined;
     at += piece.length;
     const hole = holes[i]!;
+    if (hole.count) {
+      at = readCountDigits(data, at, COUNT);
+      if (at < 0) return undefined;
+      hole.parent[hole.key] = COUNT.value;
+      continue;
+    }
     let end = scanPlainJsonString(data, at);
     if (end > 0) {
       hole.parent[hole.key] = data.slice(at + 1, end - 1);
@@ -141,6 +202,8 @@ export interface ShapeMemory {
   fills: number;
   /** The shape's pieces as the bytes of an SSE event (see readShapedEvent), once read so; dropped with the shape. */
   framed: readonly Uint8Array[] | null;
+  /** The `event:` name of the event the shape was learned from, if it had one: the name its bytes are framed with. */
+  name: string | undefined;
 }
 
 /** Enough for a stream's kinds of frequent event (reasoning, text, a call's arguments) to each get a turn. */
@@ -158,7 +221,7 @@ const SHAPE_REFILL = 32;
  */
 const SHAPE_WAIT = 16;
 
-export const newShapeMemory = (tries = SHAPE_TRIES): ShapeMemory => ({ shape: null, wait: SHAPE_WAIT, tries, fills: 0, framed: null });
+export const newShapeMemory = (tries = SHAPE_TRIES): ShapeMemory => ({ shape: null, wait: SHAPE_WAIT, tries, fills: 0, framed: null, name: undefined });
 
 /** Counts an event read through the shape (see SHAPE_REFILL). */
 export function noteShapeFill(memory: ShapeMemory): void {
@@ -173,17 +236,22 @@ export function readShaped(memory: ShapeMemory, data: string): JsonObject | unde
   return filled;
 }
 
-/** Learns a shape from a parsed event (see learnJsonShape), while tries are left; a failed try keeps the shape there was. */
-export function learnShape(memory: ShapeMemory, data: string, event: JsonObject, wanted: readonly JsonPath[], optional: readonly JsonPath[] = []): void {
+/**
+ * Learns a shape from a parsed event (see learnJsonShape), while tries are left; a failed try keeps
+ * the shape there was. `counts` are counts that change from event to event; `name` is the event's
+ * SSE name, if it had one.
+ */
+export function learnShape(memory: ShapeMemory, data: string, event: JsonObject, wanted: readonly JsonPath[], optional: readonly JsonPath[] = [], counts: readonly JsonPath[] = [], name?: string): void {
   if (memory.wait > 0) {
     memory.wait--;
     return;
   }
   if (memory.tries <= 0) return;
   memory.tries--;
-  const shape = learnJsonShape(data, event, wanted, optional);
+  const shape = learnJsonShape(data, event, wanted, optional, counts);
   if (shape) {
     memory.shape = shape;
     memory.framed = null;
+    memory.name = name;
   }
 }

@@ -60,3 +60,21 @@ export function readJsonStringBytes(bytes: Uint8Array, at: number, box: LiteralB
   }
   return -1;
 }
+
+/**
+ * Where the count written at `bytes[at]` ends (just past its digits), with its value in `box`; -1
+ * when no count as JSON writes one is there (no digit, a leading zero, more than `maxDigits`).
+ */
+export function readCountBytes(bytes: Uint8Array, at: number, maxDigits: number, box: { value: number }): number {
+  let value = 0;
+  let i = at;
+  for (; i < bytes.length; i++) {
+    const c = bytes[i]!;
+    if (c < 0x30 || c > 0x39) break;
+    value = value * 10 + (c - 0x30);
+  }
+  const digits = i - at;
+  if (digits === 0 || digits > maxDigits || (digits > 1 && bytes[at] === 0x30)) return -1;
+  box.value = value;
+  return i;
+}

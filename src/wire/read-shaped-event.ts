@@ -1,21 +1,27 @@
 import type { JsonShape, ShapeMemory } from "./json-shape.ts";
-import { noteShapeFill } from "./json-shape.ts";
-import { holdsBytesAt, type LiteralBox, readJsonStringBytes } from "./read-json-bytes.ts";
+import { MAX_COUNT_DIGITS, noteShapeFill } from "./json-shape.ts";
+import { holdsBytesAt, type LiteralBox, readCountBytes, readJsonStringBytes } from "./read-json-bytes.ts";
 
 const UTF8 = new TextEncoder();
 
-/** The shape's pieces as an SSE event's bytes: `data: ` before the first, the blank line after the last. */
-function frame(shape: JsonShape): readonly Uint8Array[] {
+/**
+ * The shape's pieces as an SSE event's bytes: the event's name line (when the event it was learned
+ * from had one) and `data: ` before the first, the blank line after the last.
+ */
+function frame(shape: JsonShape, name: string | undefined): readonly Uint8Array[] {
   const last = shape.pieces.length - 1;
-  return shape.pieces.map((piece, i) => UTF8.encode(`${i === 0 ? "data: " : ""}${piece}${i === last ? "\n\n" : ""}`));
+  const head = name === undefined ? "data: " : `event: ${name}\ndata: `;
+  return shape.pieces.map((piece, i) => UTF8.encode(`${i === 0 ? head : ""}${piece}${i === last ? "\n\n" : ""}`));
 }
 
-/** One box for each literal's value, not one a call. */
+/** One box for each hole's value, not one a call. */
 const LITERAL: LiteralBox = { value: "" };
+const COUNT = { value: 0 };
 
 /**
  * The SSE event at `bytes[at]` read through the stream's learned shape without its text: when it
- * is exactly `data: `, the shape's pieces with a valid string literal in each hole, and a blank
+ * is exactly the name line of the event the shape was learned from (if that had one), `data: `,
+ * the shape's pieces with a valid string literal (or a count's digits) in each hole, and a blank
  * line, each hole's string is written into the shape's chunk (as readShaped does) and the index
  * just past the event is returned; -1 when the stream has no shape, or the event does not fit it,
  * runs past `bytes` or is longer than `maxEventBytes` (then the SSE splitter reads it).
@@ -30,17 +36,17 @@ const LITERAL: LiteralBox = { value: "" };
 export function readShapedEvent(memory: ShapeMemory, bytes: Uint8Array, at: number, maxEventBytes: number): number {
   const shape = memory.shape;
   if (shape === null) return -1;
-  const framed = (memory.framed ??= frame(shape));
+  const framed = (memory.framed ??= frame(shape, memory.name));
   const holes = shape.holes;
   let i = at;
   for (let h = 0; h < holes.length; h++) {
     const piece = framed[h]!;
     if (!holdsBytesAt(bytes, i, piece)) return -1;
     i += piece.length;
-    const end = readJsonStringBytes(bytes, i, LITERAL);
-    if (end < 0) return -1;
     const hole = holes[h]!;
-    hole.parent[hole.key] = LITERAL.value;
+    const end = hole.count ? readCountBytes(bytes, i, MAX_COUNT_DIGITS, COUNT) : readJsonStringBytes(bytes, i, LITERAL);
+    if (end < 0) return -1;
+    hole.parent[hole.key] = hole.count ? COUNT.value : LITERAL.value;
     i = end;
   }
   const last = framed[holes.length]!;

@@ -76,4 +76,17 @@ describe("readShapedEvent", () => {
     expect(readShapedEvent(memory, event("again", "c-2"), 0, 1 << 20)).toBeGreaterThan(0);
     expect(memory.framed).not.toBe(framed);
   });
+
+  test("reads a count's digits into its hole, and frames the event with the name it was learned under", () => {
+    const delta = (sequence: number | string, text: string): string => `{"type":"response.output_text.delta","sequence_number":${sequence},"item_id":"msg_1","delta":${JSON.stringify(text)}}`;
+    const memory = { ...newShapeMemory(), wait: 0 };
+    learnShape(memory, delta(7, "first"), JSON.parse(delta(7, "first")) as Record<string, unknown>, [["delta"]], [], [["sequence_number"]], "response.output_text.delta");
+    const named = (data: string): Uint8Array => new TextEncoder().encode(`event: response.output_text.delta\ndata: ${data}\n\n`);
+    const bytes = named(delta(1234, "next"));
+    expect(readShapedEvent(memory, bytes, 0, 1 << 20)).toBe(bytes.length);
+    expect(memory.shape!.chunk).toEqual(JSON.parse(delta(1234, "next")));
+    expect(readShapedEvent(memory, new TextEncoder().encode(`data: ${delta(8, "unnamed")}\n\n`), 0, 1 << 20)).toBe(-1);
+    expect(readShapedEvent(memory, named(delta("08", "leading zero")), 0, 1 << 20)).toBe(-1);
+    expect(readShapedEvent(memory, named(delta("8.5", "a fraction")), 0, 1 << 20)).toBe(-1);
+  });
 });

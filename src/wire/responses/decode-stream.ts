@@ -7,6 +7,8 @@ import { classifyResponsesFailure } from "./classify-responses-failure.ts";
 import { reasoningSignature, reasoningText } from "./read-output-item.ts";
 import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
 import { keepText, newKeptText, readKeptText, type KeptText } from "../../canonical/kept-text.ts";
+import { type JsonPath, learnShape, newShapeMemory, readShaped, type ShapeMemory } from "../json-shape.ts";
+import { readShapedEvent } from "../read-shaped-event.ts";
 
 interface TrackedItem {
   readonly kind: string;
@@ -37,7 +39,16 @@ export interface ResponsesDecodeState {
   readonly open: Set<number>;
   toolCalls: boolean;
   refusal: boolean;
+  /** The shape of this stream's deltas, once learned: those are read without JSON.parse. */
+  readonly shapes: ShapeMemory;
+  /** The text block found last, by its output and content index. */
+  lastText?: { readonly output: number; readonly content: number; readonly block: TextBlock };
 }
+
+/** What changes from one delta to the next: its text, OpenAI's padding, its sequence number. */
+const DELTA_TEXT: readonly JsonPath[] = [["delta"]];
+const DELTA_PADDING: readonly JsonPath[] = [["obfuscation"]];
+const DELTA_COUNTS: readonly JsonPath[] = [["sequence_number"]];
 
 const failure = (message: string): StreamEvent => ({ type: "error", error: { status: 502, type: "upstream_error", message } });
 const num = (value: unknown): number => (typeof value === "number" ? value : -1);
@@ -80,12 +91,20 @@ function addItem(state: ResponsesDecodeState, out: StreamEvent[], data: JsonObje
 }
 
 function textBlock(state: ResponsesDecodeState, out: StreamEvent[], data: JsonObject): TextBlock {
-  const key = `${num(data.output_index)}:${num(data.content_index)}`;
+  const output = num(data.output_index);
+  const content = num(data.content_index);
+  // A part's deltas come one after another: the last part found is asked for again, without a key made for it.
+  const last = state.lastText;
+  if (last !== undefined && last.output === output && last.content === content) return last.block;
+  const key = `${output}:${content}`;
   const existing = state.texts.get(key);
-  if (existing !== undefined) return existing;
+  if (existing !== undefined) {
+    state.lastText = { output, content, block: existing };
+    return existing;
+  }
   const block: TextBlock = { index: startBlock(state, out, { type: "text" }), text: newKeptText() };
   state.texts.set(key, block);
-  const item = state.items.get(num(data.output_index));
+  const item = state.items.get(output);
   if (item !== undefined) item.hadParts = true;
   return block;
 }
@@ -220,6 +239,19 @@ function parse(data: string): JsonObject | null {
 }
 
 /**
+ * An event's data through the stream's shape, or parsed; a delta parsed once the answer is open
+ * teaches the shape. The shape's object is rewritten by the next match: `apply` keeps nothing of a
+ * delta's data but its strings.
+ */
+function read(state: ResponsesDecodeState, event: SseEvent): JsonObject | null {
+  const shaped = readShaped(state.shapes, event.data);
+  if (shaped !== undefined) return shaped;
+  const data = parse(event.data);
+  if (data !== null && state.phase === "open" && String(data.type).endsWith(".delta")) learnShape(state.shapes, event.data, data, DELTA_TEXT, DELTA_PADDING, DELTA_COUNTS, event.event);
+  return data;
+}
+
+/**
  * Responses SSE → canonical events. Blocks are numbered in start order: one thinking block per
  * reasoning item, one text block per content part, one tool-call block per function call.
  */
@@ -232,6 +264,7 @@ export const responsesStreamDecoder = {
     open: new Set(),
     toolCalls: false,
     refusal: false,
+    shapes: newShapeMemory(),
   }),
   step(state: ResponsesDecodeState, event: SseEvent): readonly [ResponsesDecodeState, readonly StreamEvent[]] {
     const out: StreamEvent[] = [];
@@ -239,7 +272,7 @@ export const responsesStreamDecoder = {
   },
   stepInto(state: ResponsesDecodeState, event: SseEvent, out: StreamEvent[]): ResponsesDecodeState {
     if (state.phase === "done" || event.data === "" || event.data === "[DONE]") return state;
-    const data = parse(event.data);
+    const data = read(state, event);
     if (data === null) {
       state.phase = "done";
       out.push(failure("malformed event in the upstream Responses stream"));
@@ -247,6 +280,18 @@ export const responsesStreamDecoder = {
     }
     apply(state, out, String(data.type), data);
     return state;
+  },
+  /** The deltas that fit the stream's learned shape, read from bytes (see readShapedEvent). */
+  stepBytes(state: ResponsesDecodeState, bytes: Uint8Array, at: number, maxEventBytes: number, out: StreamEvent[]): number {
+    const memory = state.shapes;
+    while (state.phase !== "done" && at < bytes.length) {
+      const end = readShapedEvent(memory, bytes, at, maxEventBytes);
+      if (end < 0) break;
+      const data = memory.shape!.chunk;
+      apply(state, out, String(data.type), data);
+      at = end;
+    }
+    return at;
   },
   end(state: ResponsesDecodeState): readonly StreamEvent[] {
     if (state.phase === "done") return [];

@@ -22,7 +22,7 @@ function learnChunkShape(data: string, chunk: Record<string, unknown>): JsonShap
   learnShape(memory, data, chunk, CHANGING, [["obfuscation"]]);
   return memory.shape ?? undefined;
 }
-const fillJsonShape = (shape: JsonShape, data: string) => readShaped({ shape, wait: 0, tries: 0, fills: 0, framed: null }, data);
+const fillJsonShape = (shape: JsonShape, data: string) => readShaped({ shape, wait: 0, tries: 0, fills: 0, framed: null, name: undefined }, data);
 
 const sse = (...payloads: string[]): string => payloads.map((p) => `data: ${p}\n\n`).join("");
 const both = (text: string): [StreamEvent[], StreamEvent[]] => [decodeSseText(chatStreamDecoder, text), decodeSseText(parsingOnly, text)];
