@@ -45,18 +45,22 @@ function valueAt(root: unknown, path: JsonPath): unknown {
 }
 
 /**
- * The string at `path` as a hole, when its literal can be found for certain: its key written
- * `"key":"` exactly once in the text, right after `{` or `,` (so the quote opens a key, not part of
- * a string), followed by a valid literal.
+ * Where the value of the key at the end of `path` starts, when the key can be found for certain:
+ * written `"key":` exactly once in the text, right after `{` or `,` (so its quote opens a key, not
+ * part of a string); -1 otherwise.
  */
-function findHole(data: string, path: JsonPath, found: Found[]): void {
-  const pattern = `"${String(path[path.length - 1])}":"`;
+function valueStart(data: string, path: JsonPath): number {
+  const pattern = `"${String(path[path.length - 1])}":`;
   const where = data.indexOf(pattern);
-  if (where <= 0 || data.indexOf(pattern, where + 1) >= 0) return;
+  if (where <= 0 || data.indexOf(pattern, where + 1) >= 0) return -1;
   const before = data.charCodeAt(where - 1);
-  if (before !== 0x7b && before !== 0x2c) return;
-  const at = where + pattern.length - 1;
-  const end = scanJsonString(data, at);
+  return before === 0x7b || before === 0x2c ? where + pattern.length : -1;
+}
+
+/** The string at `path` as a hole, when its key can be found for certain (see valueStart) and a valid literal follows it. */
+function findHole(data: string, path: JsonPath, found: Found[]): void {
+  const at = valueStart(data, path);
+  const end = at < 0 ? -1 : scanJsonString(data, at);
   if (end > 0) found.push({ path, at, end, count: false });
 }
 
@@ -64,20 +68,14 @@ function findHole(data: string, path: JsonPath, found: Found[]): void {
 export const MAX_COUNT_DIGITS = 15;
 
 /**
- * The count `value` at `path` as a hole, when it can be found for certain: its key written `"key":`
- * exactly once in the text, right after `{` or `,`, followed by the value's digits as JSON writes
- * them and no more digits.
+ * The count `value` at `path` as a hole, when its key can be found for certain (see valueStart)
+ * and the value's digits, as JSON writes them, follow it and no more digits.
  */
 function findCountHole(data: string, path: JsonPath, value: number, found: Found[]): void {
-  const pattern = `"${String(path[path.length - 1])}":`;
-  const where = data.indexOf(pattern);
-  if (where <= 0 || data.indexOf(pattern, where + 1) >= 0) return;
-  const before = data.charCodeAt(where - 1);
-  if (before !== 0x7b && before !== 0x2c) return;
-  const at = where + pattern.length;
+  const at = valueStart(data, path);
   const digits = String(value);
   const end = at + digits.length;
-  if (data.startsWith(digits, at) && !isDigit(data.charCodeAt(end))) found.push({ path, at, end, count: true });
+  if (at >= 0 && data.startsWith(digits, at) && !isDigit(data.charCodeAt(end))) found.push({ path, at, end, count: true });
 }
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;

@@ -279,13 +279,18 @@ describe("what the byte reader reads", () => {
     expect(got.byteRead / burst.length).toBeGreaterThan(share);
   });
 
+  /** An answer of 2,000 text deltas in reads of `size`: its events are the reference's, and the share of its bytes the byte reader read. */
+  function readAnswer(adapter: UpstreamAdapter, answer: Uint8Array, size: number): number {
+    const reads = cutEvery(answer, size);
+    const got = decode(adapter, reads);
+    expect(got.events).toEqual(decode(splitOnly(adapter), reads).events);
+    expect(got.events.filter((event) => event.type === "text_delta")).toHaveLength(2000);
+    return got.byteRead / answer.length;
+  }
+
   test.each([["in one read", 1 << 20], ["in reads of 64 KB", 65_536]] as const)("a Messages answer of 2,000 text deltas %s: all but its first events", (_how, size) => {
     const answer = encoder.encode(named([MESSAGE_START, blockStart(0, { type: "text", text: "" }), ...Array.from({ length: 2000 }, (_, i) => delta(0, { type: "text_delta", text: ` three more words ${i}` })), blockStop(0), ...MESSAGE_END]));
-    const reads = cutEvery(answer, size);
-    const got = decode(MESSAGES, reads);
-    expect(got.events).toEqual(decode(splitOnly(MESSAGES), reads).events);
-    expect(got.events.filter((event) => event.type === "text_delta")).toHaveLength(2000);
-    expect(got.byteRead / answer.length).toBeGreaterThan(0.95);
+    expect(readAnswer(MESSAGES, answer, size)).toBeGreaterThan(0.95);
   });
 
   test("bytes of a character cut short between two events, read as the splitter reads them", () => {
@@ -301,13 +306,8 @@ describe("what the byte reader reads", () => {
 
   test.each([["in one read", 1 << 20], ["in reads of 64 KB", 65_536]] as const)("a Responses answer of 2,000 text deltas %s: all but its first events", (_how, size) => {
     const lines = mixedResponses(2000).filter((line) => !line.includes("reasoning") && !line.includes("function_call") && !line.includes('"fc_1"'));
-    const answer = encoder.encode(named(lines));
-    const reads = cutEvery(answer, size);
-    const got = decode(RESPONSES, reads);
-    expect(got.events).toEqual(decode(splitOnly(RESPONSES), reads).events);
-    expect(got.events.filter((event) => event.type === "text_delta")).toHaveLength(2000);
     // Its `output_text.done` and `output_item.done` repeat the whole text: about a seventh of the answer, split.
-    expect(got.byteRead / answer.length).toBeGreaterThan(0.8);
+    expect(readAnswer(RESPONSES, encoder.encode(named(lines)), size)).toBeGreaterThan(0.8);
   });
 
   test("the check sees the events up to the first content, as with the splitter alone", () => {
