@@ -5,6 +5,7 @@
  * path rows' CPU per request is spent on.
  */
 
+import type { StreamEvent } from "../canonical/stream-event.ts";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -247,6 +248,9 @@ function translation(format: BenchFormat, body: Record<string, unknown>, answer:
   const canonical = client.decodeRequest(body).value;
   const encode = { model: CROSS_TIERS[format].tier, created: 1_790_000_000, includeUsage: true };
   const bytes = Buffer.concat(answer);
+  // As the gateway's pipe does: one list of events and one of pieces for every call, emptied after each read.
+  const events: StreamEvent[] = [];
+  const parts: string[] = [];
   return () => {
     const upstream = adapter.encodeRequest(canonical, { upstreamModelId: modelName, model }).value;
     wireApi(api).setEffort(upstream, BENCH_EFFORT, model);
@@ -257,10 +261,10 @@ function translation(format: BenchFormat, body: Record<string, unknown>, answer:
     }
     const reading = { splitter: createSseSplitter(1 << 20), decoder: adapter.stream.initial() };
     let encoder = client.stream.initial(encode);
-    // As the gateway's pipe does: each read's events decoded into one list, their texts joined once.
-    const parts: string[] = [];
+    // Each read's events decoded into one list, their texts joined once.
     for (const chunk of [...answer, null]) {
-      for (const canonicalEvent of decodeUpstreamRead(reading, chunk, adapter, 1 << 20)) encoder = client.stream.stepInto(encoder, canonicalEvent, parts);
+      events.length = 0;
+      for (const canonicalEvent of decodeUpstreamRead(reading, chunk, adapter, 1 << 20, events)) encoder = client.stream.stepInto(encoder, canonicalEvent, parts);
       out += parts.join("").length;
       parts.length = 0;
     }

@@ -56,11 +56,13 @@ function decode(adapter: UpstreamAdapter, reads: readonly Uint8Array[], maxEvent
   const reading = { splitter: createSseSplitter(maxEventBytes), decoder: adapter.stream.initial() };
   const events: StreamEvent[] = [];
   const checked: SseEvent[] = [];
+  // One list for every read, emptied before each, as the gateway's pipe keeps it.
+  const read: StreamEvent[] = [];
   let checking = true;
   for (const bytes of [...reads, null]) {
     const check = checking ? (event: SseEvent) => void checked.push(event) : undefined;
-    const out = decodeUpstreamRead(reading, bytes, counted, maxEventBytes, check);
-    events.push(...out);
+    read.length = 0;
+    events.push(...decodeUpstreamRead(reading, bytes, counted, maxEventBytes, read, check));
     if (reading.splitter.overflowed) break;
     if (events.some((event) => event.type !== "start")) checking = false;
   }

@@ -13,6 +13,8 @@ import { replayConfig } from "../replay/replay-config.ts";
 const SPARSE = Array.from({ length: 600 }, (_, i) => (i % 150 === 70 ? ` a dash — a quote ’ 漢字 and 🙂 (${i})` : ` word ${i}`));
 const DENSE = Array.from({ length: 600 }, (_, i) => (i < 100 ? ` word ${i}` : ` 漢字の文と🙂${i}`));
 const PIECES: Readonly<Record<string, readonly string[]>> = { sparse: SPARSE, dense: DENSE };
+/** An answer of its own for each of many streams at once: every piece says whose it is. */
+const ownPieces = (n: number): string[] => Array.from({ length: 3000 }, (_, i) => (n % 2 === 0 ? ` ${n}:${i}` : ` ${n}→${i}`));
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
   `data: ${JSON.stringify({ id: "chatcmpl-burst", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
@@ -33,9 +35,11 @@ beforeAll(async () => {
     hostname: "127.0.0.1",
     async fetch(request) {
       const body = (await request.json()) as { messages: { content: unknown }[] };
-      const which = JSON.stringify(body.messages).includes("dense") ? "dense" : "sparse";
+      const asked = JSON.stringify(body.messages);
+      const own = /answer (\d+)/.exec(asked);
+      const pieces = own ? ownPieces(Number(own[1])) : PIECES[asked.includes("dense") ? "dense" : "sparse"]!;
       // One write: the gateway reads it in as few reads as the socket gives.
-      return new Response(Buffer.from(burst(PIECES[which]!)), { headers: { "content-type": "text/event-stream" } });
+      return new Response(Buffer.from(burst(pieces)), { headers: { "content-type": "text/event-stream" } });
     },
   });
   gw = await startTestGateway({ fileConfig: replayConfig(`http://127.0.0.1:${upstream.port}`), recordSim: false });
@@ -62,4 +66,17 @@ describe.each(["sparse", "dense"])("a Chat answer in one burst, text past ASCII 
     expect(final.output_text).toBe(expected);
     expect(final.status).toBe("completed");
   });
+});
+
+/**
+ * Streams decoded and encoded at once share the pipe's lists of a read's events and pieces (each
+ * emptied before its next use): each client gets its own answer and nothing of another's.
+ */
+test("bursts translated at once each reach their own client whole", async () => {
+  const streams = Array.from({ length: 12 }, async (_, n) => {
+    const final = await anthropic.messages.stream({ model: "fast", max_tokens: 4096, messages: [{ role: "user", content: `answer ${n}` }] }).finalMessage();
+    return final.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+  });
+  const texts = await Promise.all(streams);
+  expect(texts).toEqual(texts.map((_, n) => ownPieces(n).join("")));
 });

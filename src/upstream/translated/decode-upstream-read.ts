@@ -44,14 +44,14 @@ function splitInto(reading: UpstreamReading, bytes: Uint8Array, adapter: Upstrea
 const SPLIT_SLICE_BYTES = 8192;
 
 /**
- * The canonical events of one upstream read (`null`: the stream's end), in the order their SSE
- * events came. Where the decoder reads events from bytes (`stepBytes`), it reads each time the
- * splitter holds nothing of an event; the event it stops at goes to the splitter alone, and when it
- * read nothing, the next few KB do. A decoder without it has each read split whole. `check` sees
- * each event until the first content; the byte reader waits until then.
+ * Appends the canonical events of one upstream read (`null`: the stream's end) to `out`, in the
+ * order their SSE events came, and returns `out`. Where the decoder reads events from bytes
+ * (`stepBytes`), it reads each time the splitter holds nothing of an event; the event it stops at
+ * goes to the splitter alone, and when it read nothing, the next few KB do. A decoder without it
+ * has each read split whole. `check` sees each event until the first content; the byte reader
+ * waits until then.
  */
-export function decodeUpstreamRead(reading: UpstreamReading, bytes: Uint8Array | null, adapter: UpstreamAdapter, maxEventBytes: number, check?: (event: SseEvent) => void): StreamEvent[] {
-  const out: StreamEvent[] = [];
+export function decodeUpstreamRead(reading: UpstreamReading, bytes: Uint8Array | null, adapter: UpstreamAdapter, maxEventBytes: number, out: StreamEvent[], check?: (event: SseEvent) => void): StreamEvent[] {
   const { splitter } = reading;
   if (bytes === null) {
     for (const upstreamEvent of splitter.end()) reading.decoder = adapter.stream.stepInto(reading.decoder, upstreamEvent, out);
