@@ -135,6 +135,22 @@ const CHAT_BODIES: ReadonlyArray<readonly [string, Uint8Array]> = [
   ["the same after a byte order mark, with comments and named events among them", encoder.encode(`\ufeff: open\n\n${sse(mixedText(100).slice(0, 60))}event: message\ndata: ${chunk({ content: "named" })}\n\n: keep-alive\n\n${sse(mixedText(100).slice(60))}`)],
   ["a literal with a byte that is not UTF-8", new Uint8Array([...encoder.encode(sse(mixedText(40).slice(0, 30))), ...encoder.encode(`data: ${chunk({ content: "bad " }).replace('bad "', 'bad \u0000"')}`).map((byte) => (byte === 0 ? 0xff : byte)), ...encoder.encode(`\n\n${sse(mixedText(40).slice(30))}`)])],
   ["a literal with a raw control character", new Uint8Array([...encoder.encode(sse(mixedText(40).slice(0, 30))), ...encoder.encode(`data: ${chunk({ content: "raw " }).replace('raw "', 'raw \u0000"')}`).map((byte) => (byte === 0 ? 0x01 : byte)), ...encoder.encode(`\n\n${sse(mixedText(40).slice(30))}`)])],
+  [
+    "text chunks that carry more than their text: reasoning, a refusal, a tool call, a finish reason, a usage",
+    encoder.encode(
+      sse([
+        chunk({ role: "assistant", content: "" }),
+        ...Array.from({ length: 60 }, (_, i) => chunk({ content: i % 10 === 9 ? "" : ` text ${i}` }, { obfuscation: `pad${i}` })),
+        ...Array.from({ length: 60 }, (_, i) => chunk({ reasoning_content: ` why ${i}`, content: ` text ${i}` })),
+        ...Array.from({ length: 60 }, (_, i) => chunk({ content: ` text ${i}`, refusal: " no" })),
+        ...Array.from({ length: 60 }, (_, i) => chunk({ content: ` text ${i}`, tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "run", arguments: "" } }] })),
+        // Each stops the block its text opened.
+        ...Array.from({ length: 60 }, (_, i) => chunk({ content: ` text ${i}` }, {}, "length")),
+        ...Array.from({ length: 60 }, (_, i) => chunk({ content: ` text ${i}` }, { usage: { prompt_tokens: 5, completion_tokens: 9, total_tokens: 14 } })),
+        "[DONE]",
+      ]),
+    ),
+  ],
   ["text dense with characters past ASCII", encoder.encode(sse([chunk({ role: "assistant", content: "" }), ...Array.from({ length: 400 }, (_, i) => chunk({ content: `漢字の文と🙂${i}` })), chunk({}, {}, "stop"), usage, "[DONE]"]))],
   ...CHAT_RECORDINGS.map((recording) => [`${recording.file}, cycled`, encoder.encode(sse(cycled(recording.lines!, 300)))] as const),
   ...CHAT_RECORDINGS.map((recording) => [`${recording.file}, as recorded`, encoder.encode(sse(recording.lines!))] as const),

@@ -6,8 +6,9 @@ import { decodeChatUsage } from "./map-usage.ts";
 import { classifyUpstreamError } from "../classify-upstream-error.ts";
 import type { SseEvent } from "../sse-event.ts";
 import type { StreamDecoder } from "../upstream-adapter.ts";
-import { isJsonObject } from "../../canonical/json-object.ts";
-import { learnShape, newShapeMemory, readShaped, type ShapeMemory } from "../json-shape.ts";
+import { isJsonObject, type JsonObject } from "../../canonical/json-object.ts";
+import { type JsonShape, learnShape, newShapeMemory, readShaped, type ShapeMemory } from "../json-shape.ts";
+import { findTextHole } from "./find-text-hole.ts";
 import { CHANGING_CHUNK_STRINGS, CHUNK_PADDING } from "./chunk-strings.ts";
 import { readShapedEvent } from "../read-shaped-event.ts";
 
@@ -30,6 +31,9 @@ export interface ChatDecodeState {
   usage: Usage | null;
   /** The shape of this stream's text chunks, once learned: those are read without JSON.parse. */
   readonly shapes: ShapeMemory;
+  /** The shape `textDelta` was found for (see findTextHole), and the delta its events write their text into. */
+  textShape: JsonShape | null;
+  textDelta: JsonObject | null;
 }
 
 const failure = (message: string): StreamEvent => ({ type: "error", error: { status: 502, type: "upstream_error", message } });
@@ -173,13 +177,29 @@ function stepInto(state: ChatDecodeState, event: SseEvent, out: StreamEvent[]): 
   return state;
 }
 
-/** The events at `bytes[at]` that fit the stream's learned shape, read without their text (see readShapedEvent). */
+/**
+ * The events at `bytes[at]` that fit the stream's learned shape, read without their text (see
+ * readShapedEvent). While no finish reason has come, an event of a shape that is text alone
+ * (findTextHole) is its text, without the walk of a whole chunk that stepParsed makes: decoding a
+ * 2,000-event answer took 0.87-0.89 of the time (in process, 40 alternating rounds, two runs).
+ */
 function stepBytes(state: ChatDecodeState, bytes: Uint8Array, at: number, maxEventBytes: number, out: StreamEvent[]): number {
   const memory = state.shapes;
   while (at < bytes.length && !state.ended) {
     const end = readShapedEvent(memory, bytes, at, maxEventBytes);
     if (end < 0) break;
-    stepParsed(state, memory.shape!.chunk, out);
+    const shape = memory.shape!;
+    if (shape !== state.textShape) {
+      state.textShape = shape;
+      state.textDelta = findTextHole(shape);
+    }
+    const delta = state.textDelta;
+    if (delta !== null && state.finishReason === null) {
+      const text = delta.content as string;
+      if (text !== "") onText(state, text, out);
+    } else {
+      stepParsed(state, shape.chunk, out);
+    }
     at = end;
   }
   return at;
@@ -205,6 +225,8 @@ export const chatStreamDecoder: StreamDecoder<ChatDecodeState> = {
     refused: false,
     usage: null,
     shapes: newShapeMemory(),
+    textShape: null,
+    textDelta: null,
   }),
   step(state, event: SseEvent) {
     const out: StreamEvent[] = [];
