@@ -198,7 +198,7 @@ export interface ShapeMemory {
   tries: number;
   /** Events read through a shape: every SHAPE_REFILL of them earn a try back. */
   fills: number;
-  /** The shape's pieces as the bytes of an SSE event (see readShapedEvent), once read so; dropped with the shape. */
+  /** The shape's pieces as the bytes of an SSE event, and perhaps the last and first joined (see readShapedEvent), once read so; dropped with the shape. */
   framed: readonly Uint8Array[] | null;
   /** The `event:` name of the event the shape was learned from, if it had one: the name its bytes are framed with. */
   name: string | undefined;

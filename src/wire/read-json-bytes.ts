@@ -11,7 +11,7 @@ const BACKSLASH = 0x5c;
  * Below this many bytes a piece is compared in a loop here: a native comparison's call costs more
  * than the loop (65 ns to compare 190 bytes natively, 91 in the loop; ~0.5 ns a byte in the loop).
  */
-const NATIVE_COMPARE_BYTES = 128;
+export const NATIVE_COMPARE_BYTES = 128;
 
 /** Whether `bytes` hold `piece` at `at` (no view, no copy). */
 export function holdsBytesAt(bytes: Uint8Array, at: number, piece: Uint8Array): boolean {

@@ -1,22 +1,36 @@
 import type { JsonShape, ShapeMemory } from "./json-shape.ts";
 import { MAX_COUNT_DIGITS, noteShapeFill } from "./json-shape.ts";
-import { holdsBytesAt, type LiteralBox, readCountBytes, readJsonStringBytes } from "./read-json-bytes.ts";
+import { holdsBytesAt, type LiteralBox, NATIVE_COMPARE_BYTES, readCountBytes, readJsonStringBytes } from "./read-json-bytes.ts";
 
 const UTF8 = new TextEncoder();
 
 /**
  * The shape's pieces as an SSE event's bytes: the event's name line (when the event it was learned
- * from had one) and `data: ` before the first, the blank line after the last.
+ * from had one) and `data: ` before the first, the blank line after the last. Then, where the two
+ * together are long enough to be compared natively (so a loop over the last is saved), the last
+ * and the first, as one event's end and the next one's start lie in a burst.
  */
 function frame(shape: JsonShape, name: string | undefined): readonly Uint8Array[] {
   const last = shape.pieces.length - 1;
   const head = name === undefined ? "data: " : `event: ${name}\ndata: `;
-  return shape.pieces.map((piece, i) => UTF8.encode(`${i === 0 ? head : ""}${piece}${i === last ? "\n\n" : ""}`));
+  const framed = shape.pieces.map((piece, i) => UTF8.encode(`${i === 0 ? head : ""}${piece}${i === last ? "\n\n" : ""}`));
+  const joint = UTF8.encode(`${shape.pieces[last]}\n\n${head}${shape.pieces[0]}`);
+  return joint.length >= NATIVE_COMPARE_BYTES ? [...framed, joint] : framed;
 }
 
 /** One box for each hole's value, not one a call. */
 const LITERAL: LiteralBox = { value: "" };
 const COUNT = { value: 0 };
+
+/**
+ * Where the last event read ended with the next event's first piece already matched (by the same
+ * framing, in the same bytes): that piece is not compared again. The next call, of any stream,
+ * lets the bytes go: at most one read is held here until then. In a 2,000-event Chat burst, whose
+ * chunks open with some 200 bytes, decoding took 0.86 of the time (in process, 40 alternating
+ * rounds): the loop over each chunk's last 60 bytes was saved. A Responses delta's pieces are too
+ * short to gain (unchanged).
+ */
+const AHEAD: { framed: readonly Uint8Array[] | null; bytes: Uint8Array | null; at: number } = { framed: null, bytes: null, at: -1 };
 
 /**
  * The SSE event at `bytes[at]` read through the stream's learned shape without its text: when it
@@ -38,10 +52,12 @@ export function readShapedEvent(memory: ShapeMemory, bytes: Uint8Array, at: numb
   if (shape === null) return -1;
   const framed = (memory.framed ??= frame(shape, memory.name));
   const holes = shape.holes;
+  const ahead = AHEAD.at === at && AHEAD.bytes === bytes && AHEAD.framed === framed;
+  AHEAD.bytes = null;
   let i = at;
   for (let h = 0; h < holes.length; h++) {
     const piece = framed[h]!;
-    if (!holdsBytesAt(bytes, i, piece)) return -1;
+    if (!(h === 0 && ahead) && !holdsBytesAt(bytes, i, piece)) return -1;
     i += piece.length;
     const hole = holes[h]!;
     const end = hole.count ? readCountBytes(bytes, i, MAX_COUNT_DIGITS, COUNT) : readJsonStringBytes(bytes, i, LITERAL);
@@ -50,10 +66,18 @@ export function readShapedEvent(memory: ShapeMemory, bytes: Uint8Array, at: numb
     i = end;
   }
   const last = framed[holes.length]!;
-  if (!holdsBytesAt(bytes, i, last)) return -1;
+  // Where another event of the shape follows, one comparison reads this one's end and that one's start.
+  const joint = framed[holes.length + 1];
+  const joined = joint !== undefined && holdsBytesAt(bytes, i, joint);
+  if (!joined && !holdsBytesAt(bytes, i, last)) return -1;
   i += last.length;
   // The splitter's limit is on the event without its blank line.
   if (i - 2 - at > maxEventBytes) return -1;
+  if (joined) {
+    AHEAD.framed = framed;
+    AHEAD.bytes = bytes;
+    AHEAD.at = i;
+  }
   noteShapeFill(memory);
   return i;
 }

@@ -89,4 +89,67 @@ describe("readShapedEvent", () => {
     expect(readShapedEvent(memory, named(delta("08", "leading zero")), 0, 1 << 20)).toBe(-1);
     expect(readShapedEvent(memory, named(delta("8.5", "a fraction")), 0, 1 << 20)).toBe(-1);
   });
+
+  describe("a burst of events whose end and next start are compared at once (a start long enough to be compared natively)", () => {
+    const LONG = `c-${"x".repeat(160)}`;
+    const long = (): ShapeMemory => {
+      const memory = { ...newShapeMemory(), wait: 0 };
+      const text = data("first words", LONG);
+      learnShape(memory, text, JSON.parse(text) as Record<string, unknown>, HOLES);
+      return memory;
+    };
+    const burst = (...parts: Uint8Array[]): Uint8Array => new Uint8Array(parts.flatMap((part) => [...part]));
+
+    test("reads each event of the burst, and the last one, whose next start is not there", () => {
+      const memory = long();
+      const texts = ["one", "two", "three", "four"];
+      const bytes = burst(...texts.map((text) => event(text, LONG)));
+      let at = 0;
+      for (const text of texts) {
+        at = readShapedEvent(memory, bytes, at, 1 << 20);
+        expect(content(memory)).toBe(text);
+      }
+      expect(at).toBe(bytes.length);
+    });
+
+    test("an event that follows one of another shape is read through the last piece alone", () => {
+      const memory = long();
+      const first = event("one", LONG);
+      const bytes = burst(first, event("other", "c-2"));
+      expect(readShapedEvent(memory, bytes, 0, 1 << 20)).toBe(first.length);
+      expect(readShapedEvent(memory, bytes, first.length, 1 << 20)).toBe(-1);
+    });
+
+    test("a start matched ahead counts only where it was matched: elsewhere, and in other bytes, it is compared anew", () => {
+      const memory = long();
+      const first = event("one", LONG);
+      const bytes = burst(first, event("two", LONG));
+      expect(readShapedEvent(memory, bytes, 0, 1 << 20)).toBe(first.length);
+      // The same place in other bytes, whose event there has another id of the same length.
+      const other = burst(first, event("two", `c-${"y".repeat(160)}`));
+      expect(readShapedEvent(memory, other, first.length, 1 << 20)).toBe(-1);
+      expect(readShapedEvent(memory, bytes, 0, 1 << 20)).toBe(first.length);
+      expect(readShapedEvent(memory, bytes, first.length + 1, 1 << 20)).toBe(-1);
+      expect(readShapedEvent(memory, bytes, first.length, 1 << 20)).toBe(bytes.length);
+      expect(content(memory)).toBe("two");
+    });
+
+    test("nor at another place in the same bytes, where an event of another id would otherwise fit", () => {
+      const memory = long();
+      const stranger = event("one", `c-${"y".repeat(160)}`);
+      const bytes = burst(stranger, event("one", LONG), event("two", LONG));
+      expect(readShapedEvent(memory, bytes, stranger.length, 1 << 20)).toBe(2 * stranger.length);
+      expect(readShapedEvent(memory, bytes, 0, 1 << 20)).toBe(-1);
+    });
+
+    test("nor once another shape is learned", () => {
+      const memory = long();
+      const first = event("one", LONG);
+      const bytes = burst(first, event("two", LONG));
+      expect(readShapedEvent(memory, bytes, 0, 1 << 20)).toBe(first.length);
+      const text = data("words", `c-${"y".repeat(160)}`);
+      learnShape(memory, text, JSON.parse(text) as Record<string, unknown>, HOLES);
+      expect(readShapedEvent(memory, bytes, first.length, 1 << 20)).toBe(-1);
+    });
+  });
 });
