@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject } from "../canonical/json-object.ts";
-import { readJsonString, scanJsonString, scanPlainJsonString } from "./scan-json-string.ts";
+import { readCountDigits, readJsonString, scanJsonString, scanPlainJsonString } from "./scan-json-string.ts";
 
 /**
  * The text of a stream event with the strings that change from event to event cut out (a delta's
@@ -83,25 +83,6 @@ const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 /** Whether `value` can be a count hole's: a non-negative integer of at most MAX_COUNT_DIGITS digits. */
 const isCount = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value >= 0 && value < 10 ** MAX_COUNT_DIGITS;
 
-/**
- * Where the count written at `text[at]` ends (just past its digits), with its value in `box`; -1
- * when no count as JSON writes one is there (no digit, a leading zero, too many digits). The caller
- * checks what follows (the next piece).
- */
-function readCountDigits(text: string, at: number, box: { value: number }): number {
-  let value = 0;
-  let i = at;
-  for (; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (!isDigit(c)) break;
-    value = value * 10 + (c - 0x30);
-  }
-  const digits = i - at;
-  if (digits === 0 || digits > MAX_COUNT_DIGITS || (digits > 1 && text.charCodeAt(at) === 0x30)) return -1;
-  box.value = value;
-  return i;
-}
-
 /** A copy of a piece of the event's text, so that the shape does not hold the whole read chunk it was sliced from. */
 const copyOf = (text: string): string => JSON.parse(JSON.stringify(text)) as string;
 
@@ -170,7 +151,7 @@ function fillJsonShape(shape: JsonShape, data: string): JsonObject | undefined {
     at += piece.length;
     const hole = holes[i]!;
     if (hole.count) {
-      at = readCountDigits(data, at, COUNT);
+      at = readCountDigits(data, at, MAX_COUNT_DIGITS, COUNT);
       if (at < 0) return undefined;
       hole.parent[hole.key] = COUNT.value;
       continue;

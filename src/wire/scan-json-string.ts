@@ -24,6 +24,25 @@ export function scanJsonString(text: string, at: number): number {
 }
 
 /**
+ * Where the count written at `text[at]` ends (just past its digits), with its value in `box`; -1
+ * when no count as JSON writes one is there (no digit, a leading zero, more than `maxDigits`).
+ * The caller checks what follows it.
+ */
+export function readCountDigits(text: string, at: number, maxDigits: number, box: { value: number }): number {
+  let value = 0;
+  let i = at;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) break;
+    value = value * 10 + (c - 0x30);
+  }
+  const digits = i - at;
+  if (digits === 0 || digits > maxDigits || (digits > 1 && text.charCodeAt(at) === 0x30)) return -1;
+  box.value = value;
+  return i;
+}
+
+/**
  * The length of the escape a `\` followed by `escaped` begins in a JSON string (and by `h1`-`h4`,
  * the four hex digits a `\u` needs): 6 for `\uXXXX`, 2 for `\" \\ \/ \b \f \n \r \t`, 0 for
  * what JSON.parse refuses. Character codes or bytes alike (NaN past the end: no escape).

@@ -28,6 +28,8 @@ const LITERAL: LiteralBox = { value: "" };
  */
 export function readBlockDeltaEvent(bytes: Uint8Array, at: number, maxEventBytes: number, box: BlockDeltaBox): number {
   if (!holdsBytesAt(bytes, at, HEAD)) return -1;
+  // The index read here rather than by readCountBytes: called, it made decoding 2,000 deltas take
+  // 1.07 of the time (in process, 40 alternating rounds, twice), as this function is the hot one.
   let i = at + HEAD.length;
   const first = i;
   let index = 0;

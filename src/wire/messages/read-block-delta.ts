@@ -1,4 +1,4 @@
-import { readJsonString, scanJsonString, scanPlainJsonString } from "../scan-json-string.ts";
+import { readCountDigits, readJsonString, scanJsonString, scanPlainJsonString } from "../scan-json-string.ts";
 
 /** A `content_block_delta` whose one string is text the client is sent, as `readBlockDelta` reads it. */
 export interface BlockDelta {
@@ -18,8 +18,8 @@ export const BLOCK_DELTA_KINDS: ReadonlyArray<readonly [string, BlockDelta["kind
   [',"delta":{"type":"thinking_delta","thinking":', "thinking"],
 ];
 
-const ZERO = 0x30;
-const NINE = 0x39;
+/** One box for the index read, not one a call. */
+const INDEX = { value: 0 };
 const CLOSE_BRACE = 0x7d;
 /** Past this many digits an index is left to JSON.parse (no block has one; it stays an exact integer). */
 export const MAX_INDEX_DIGITS = 9;
@@ -34,16 +34,10 @@ export const MAX_INDEX_DIGITS = 9;
  */
 export function readBlockDelta(data: string): BlockDelta | undefined {
   if (!data.startsWith(BLOCK_DELTA_HEAD)) return undefined;
-  let at = BLOCK_DELTA_HEAD.length;
-  let index = 0;
-  for (; at < data.length; at++) {
-    const c = data.charCodeAt(at);
-    if (c < ZERO || c > NINE) break;
-    index = index * 10 + (c - ZERO);
-  }
-  const digits = at - BLOCK_DELTA_HEAD.length;
-  // No digits, a leading zero (not JSON) or an index too long to be one.
-  if (digits === 0 || digits > MAX_INDEX_DIGITS || (digits > 1 && data.charCodeAt(BLOCK_DELTA_HEAD.length) === ZERO)) return undefined;
+  // No digits, a leading zero (not JSON) or an index too long to be one: not read here.
+  const at = readCountDigits(data, BLOCK_DELTA_HEAD.length, MAX_INDEX_DIGITS, INDEX);
+  if (at < 0) return undefined;
+  const index = INDEX.value;
   for (const [prefix, kind] of BLOCK_DELTA_KINDS) {
     if (!data.startsWith(prefix, at)) continue;
     const open = at + prefix.length;
