@@ -49,6 +49,26 @@ describe("forEachEvent", () => {
     ]);
     expect(bytes.subarray(seen[1]!.start, seen[1]!.end).toString()).toBe('event: a\ndata: {"x":\ndata: 1}\n\n');
   });
+
+  test("a name repeated in a later read is the same name, and any other spelling is read as written", () => {
+    const names = (text: string): (string | undefined)[] => {
+      const seen: (string | undefined)[] = [];
+      forEachEvent(Buffer.from(text), (event) => {
+        seen.push(event.name);
+        return true;
+      });
+      return seen;
+    };
+    // The name of the read before is given again without a new string: the names must still be exact.
+    expect(names("event: content_block_delta\ndata: 1\n\n")).toEqual(["content_block_delta"]);
+    expect(
+      names(
+        "event: content_block_delta\ndata: 2\n\nevent:content_block_delta\ndata: 3\n\nevent:  content_block_delta \r\ndata: 4\n\n" +
+          "event: content_block_deltas\ndata: 5\n\nevent: content_block_delt\ndata: 6\n\nevent: message_delta\ndata: 7\n\nevent: message_start\ndata: 8\n\n" +
+          "event:\ndata: 9\n\nevent: message_start\ndata: 10\n\n",
+      ),
+    ).toEqual(["content_block_delta", "content_block_delta", "content_block_delta", "content_block_deltas", "content_block_delt", "message_delta", "message_start", "", "message_start"]);
+  });
 });
 
 describe("createEventInspector", () => {

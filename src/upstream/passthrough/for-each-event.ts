@@ -13,6 +13,25 @@ export interface EventView {
 }
 
 const CR = 13;
+const SPACE = 0x20;
+
+/**
+ * The last event name read, given again for a line that names it as written (`event: name`): a
+ * stream names most of its events alike (Messages' deltas), and each name read anew cost two
+ * strings, the slice and its trim (the same-format pipe of a 200-event Messages answer read an
+ * event at a time: 0.95 of the time, in 48 of 80 alternating rounds in process). Any other
+ * spelling is read as before. Shared by every stream: a name is the same string whoever reads it.
+ */
+let lastName = "";
+
+/** The name on the `event:` line `text[pos, lineEnd)`, trimmed as the line's value always was. */
+function nameOf(text: string, pos: number, lineEnd: number): string {
+  const from = text.charCodeAt(pos + 6) === SPACE ? pos + 7 : pos + 6;
+  const known = lastName;
+  if (lineEnd - from === known.length && known.length > 0 && text.startsWith(known, from)) return known;
+  lastName = text.slice(pos + 6, lineEnd).trim();
+  return lastName;
+}
 
 /**
  * Walks the whole SSE events in `bytes` (as the framer hands them over) with one decode of the
@@ -40,7 +59,7 @@ export function forEachEvent(bytes: Buffer, visit: (event: EventView) => boolean
       const line = text.slice(from, lineEnd);
       data = data === undefined ? line : `${data}\n${line}`;
     } else if (text.startsWith("event:", pos)) {
-      name = text.slice(pos + 6, lineEnd).trim();
+      name = nameOf(text, pos, lineEnd);
     }
     pos = lf + 1;
   }
