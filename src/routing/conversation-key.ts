@@ -16,7 +16,7 @@ const VOLATILE_SYSTEM = /^x-anthropic-billing-header:/;
 
 /**
  * `texts` joined with newlines, as the key reads it: the joined length, then the text, or its first
- * and last 4,096 characters around `\n…\n` when longer (see boundText). Cut from the texts where
+ * and last 4,096 characters around `\n…\n` when longer (as a tool result is bounded). Cut from the texts where
  * they lie: joined whole first, a long system prompt in parts (Claude Code sends two) was copied on
  * every request only to be cut (43 KB allocated a key for a 14 KB prompt, in process).
  */

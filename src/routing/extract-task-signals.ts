@@ -65,7 +65,7 @@ function hasImage(part: ContentPart): boolean {
 }
 
 /** Head and tail of a long text: errors show up at the end of logs, commands at the start. */
-export function boundText(text: string, limit: number): string {
+function boundText(text: string, limit: number): string {
   if (text.length <= limit) return text;
   const half = Math.floor(limit / 2);
   return `${text.slice(0, half)}\n…\n${text.slice(text.length - half)}`;

@@ -2,7 +2,6 @@ import { describe, expect, test } from "bun:test";
 import type { ContentPart } from "../../src/canonical/content-part.ts";
 import type { CanonicalRequest } from "../../src/canonical/request.ts";
 import { conversationKey, responseConversationKey } from "../../src/routing/conversation-key.ts";
-import { boundText } from "../../src/routing/extract-task-signals.ts";
 import { hashKey } from "../../src/routing/hash-key.ts";
 import { readSessionId } from "../../src/routing/read-session-id.ts";
 import { assistant, request, toolCall, toolResult, user } from "./request-fixtures.ts";
@@ -50,7 +49,7 @@ function keyAsDefined(accountId: string, tier: "normal" | "smart", request: Cano
   const system = request.system.map((part) => part.text).filter((text) => !text.startsWith("x-anthropic-billing-header:")).join("\n");
   const firstUser = request.messages.find((m) => m.role === "user" && m.content.some((part) => part.type === "text"));
   const first = (firstUser?.content ?? []).flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
-  const keyText = (text: string) => `${text.length}:${boundText(text, 8_192)}`;
+  const keyText = (text: string) => `${text.length}:${text.length <= 8_192 ? text : `${text.slice(0, 4_096)}\n…\n${text.slice(text.length - 4_096)}`}`;
   return hashKey(["conv", accountId, tier, keyText(system), keyText(first), sessionId ?? ""]);
 }
 
