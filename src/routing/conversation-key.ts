@@ -16,9 +16,9 @@ const VOLATILE_SYSTEM = /^x-anthropic-billing-header:/;
 
 /**
  * `texts` joined with newlines, as the key reads it: the joined length, then the text, or its first
- * and last 4,096 characters around `\n…\n` when longer (as a tool result is bounded). Cut from the texts where
- * they lie: joined whole first, a long system prompt in parts (Claude Code sends two) was copied on
- * every request only to be cut (43 KB allocated a key for a 14 KB prompt, in process).
+ * and last 4,096 characters around `\n…\n` when longer. Cut from the texts where they lie: joined
+ * whole first, a long system prompt in parts (Claude Code sends two) was copied on every request
+ * only to be cut (43 KB allocated a key for a 14 KB prompt, in process).
  */
 function keyTextOf(texts: readonly string[]): string {
   let length = Math.max(0, texts.length - 1);
@@ -47,7 +47,7 @@ function tailOf(texts: readonly string[]): string {
     const want = HALF - tail.length;
     if (want > 0) tail = (want >= text.length ? text : text.slice(text.length - want)) + tail;
   }
-  return tail.length > HALF ? tail.slice(tail.length - HALF) : tail;
+  return tail;
 }
 
 /** The first user message's content that holds text: what, with the system prompt, names the conversation. */
